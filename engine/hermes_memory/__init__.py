@@ -1,0 +1,3 @@
+"""Hermes memory engine: an independent implementation of Hermes Agent's memory system."""
+
+__version__ = "0.1.0"

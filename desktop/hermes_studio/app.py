@@ -1,0 +1,208 @@
+"""``hermes-studio``: the command line, the choice of home, and the QApplication bootstrap.
+
+Which home opens: ``--demo`` opens the bundled demo home; otherwise ``--home`` and
+``--profile`` name one explicitly; otherwise ``$HERMES_HOME`` or ``~/.hermes`` if it
+exists; otherwise the demo home. The demo home is always opened from a private copy in
+the app's data directory, so exploring it never changes the installed files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import platformdirs
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+import hermes_studio
+from hermes_memory.home import HermesHome, HomeError, check_profile_name
+
+from . import __version__
+from .main_window import APP_NAME, VIEWS, MainWindow
+from .theme import apply_theme
+
+APP_ID = "hermes-studio"
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class StartupError(RuntimeError):
+    """The app cannot start (for example the bundled demo home is missing)."""
+
+
+# --- the demo home --------------------------------------------------------------------
+def bundled_demo_home() -> Path:
+    """The demo home shipped with the app (``resources/demo-home`` in the repository)."""
+    return Path(hermes_studio.__file__).resolve().parents[2] / "resources" / "demo-home"
+
+
+def app_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_ID, appauthor=False))
+
+
+def demo_home_copy() -> Path:
+    """The private copy of the demo home, made on first use and then reused as it is."""
+    target = app_data_dir() / "demo-home"
+    if target.is_dir():
+        return target
+    source = bundled_demo_home()
+    if not source.is_dir():
+        raise StartupError(
+            f"The bundled demo home is missing (looked in {source}). Reinstall "
+            f"{APP_NAME}, or open a real home with --home PATH."
+        )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Copy into a staging folder and rename, so an interrupted copy is never reused.
+        staging = Path(tempfile.mkdtemp(prefix=".demo-home-", dir=target.parent))
+        try:
+            shutil.copytree(source, staging / "demo-home")
+            try:
+                (staging / "demo-home").rename(target)
+            except OSError:
+                if not target.is_dir():  # another instance may have won the race
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except OSError as exc:
+        raise StartupError(
+            f"Could not copy the demo home to {target}: {exc.strerror or exc}. "
+            "Check that the folder is writable, or open a real home with --home PATH."
+        ) from exc
+    return target
+
+
+# --- choosing the home ----------------------------------------------------------------
+def _require(home: HermesHome) -> HermesHome:
+    if home.profile and not home.path.exists():
+        profiles = home.list_profiles()
+        known = f"Profiles there: {', '.join(profiles)}." if profiles else "It has no profiles."
+        raise HomeError(f"No profile {home.profile!r} under {home.root}. {known}")
+    return home.require()
+
+
+def choose_home(args: argparse.Namespace) -> tuple[HermesHome, bool]:
+    """The home to open and whether it is the demo copy; :class:`HomeError` if unusable."""
+    if args.profile:
+        check_profile_name(args.profile)  # before copying anything
+    if args.demo:
+        return _require(HermesHome.resolve(demo_home_copy(), args.profile)), True
+    if args.home or args.profile:
+        return _require(HermesHome.resolve(args.home, args.profile)), False
+    home = HermesHome.resolve()
+    if home.exists():
+        return home, False
+    print(
+        f"{APP_ID}: no Hermes home at {home.path}; opening the demo home instead.",
+        file=sys.stderr,
+    )
+    return HermesHome.resolve(demo_home_copy()), True
+
+
+# --- command line ---------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=APP_ID,
+        description=f"{APP_NAME}: see and curate what a Hermes agent has learned.",
+    )
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--home",
+        metavar="PATH",
+        help="the Hermes home to open (default: $HERMES_HOME, else ~/.hermes, else the demo)",
+    )
+    where.add_argument(
+        "--demo", action="store_true", help="open a private copy of the bundled demo home"
+    )
+    parser.add_argument("--profile", metavar="NAME", help="open the named profile of the home")
+    parser.add_argument(
+        "--view", choices=VIEWS, default=VIEWS[0], help="the view to show first (default: graph)"
+    )
+    parser.add_argument(
+        "--screenshot",
+        metavar="FILE",
+        type=Path,
+        help="save a PNG of the window to FILE and exit (works headless)",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _prefer_offscreen_platform() -> None:
+    """Use Qt's offscreen platform when there is no display to show a window on."""
+    if os.environ.get("QT_QPA_PLATFORM") or sys.platform in ("win32", "darwin"):
+        return
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+
+# --- running --------------------------------------------------------------------------
+def save_screenshot(window: MainWindow, path: Path, settle_ms: int = 200) -> bool:
+    """Show ``window``, let it lay out and paint, and save it as a PNG; False on failure."""
+    window.show()
+    loop = QEventLoop()
+    timer = QTimer(loop)
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+    timer.start(settle_ms)
+    loop.exec()
+    return window.grab().save(str(path), "PNG")
+
+
+def _dispose(window: MainWindow) -> None:
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version or a usage error, already printed
+        return exc.code if isinstance(exc.code, int) else EXIT_FAILURE
+
+    try:
+        home, demo = choose_home(args)
+    except HomeError as exc:
+        print(f"{APP_ID}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except StartupError as exc:
+        print(f"{APP_ID}: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+
+    if args.screenshot is not None:
+        _prefer_offscreen_platform()
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0] if sys.argv else APP_ID])
+        app.setApplicationName(APP_NAME)
+        app.setApplicationVersion(__version__)
+        apply_theme(app)  # app-wide state: only on an application we own
+
+    window = MainWindow(home, view=args.view, demo=demo)
+    try:
+        if args.screenshot is not None:
+            target = args.screenshot.expanduser().absolute()
+            if not save_screenshot(window, target):
+                print(
+                    f"{APP_ID}: could not save the screenshot to {target}. Check that the "
+                    "folder exists and is writable.",
+                    file=sys.stderr,
+                )
+                return EXIT_FAILURE
+            print(target)
+            return EXIT_OK
+        window.show()
+        return app.exec()
+    finally:
+        _dispose(window)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""The main window: one open Hermes home, a tab per view, a status bar and the menus.
+
+For now both views are placeholders; the graph explorer and the memory editors replace
+them later. The window never reads Hermes files itself: that goes through the engine.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
+
+from hermes_memory.home import HermesHome
+
+from . import __version__
+
+APP_NAME = "Hermes Memory Studio"
+VIEWS = ("graph", "memory")
+DEFAULT_SIZE = (1200, 800)
+
+
+def _placeholder(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("placeholder")
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class MainWindow(QMainWindow):
+    """The studio's window over one Hermes home."""
+
+    def __init__(
+        self,
+        home: HermesHome,
+        *,
+        view: str = "graph",
+        demo: bool = False,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.home = home
+        self.demo = demo
+
+        suffix = " (demo copy)" if demo else ""
+        self.setWindowTitle(f"{APP_NAME} — {home.label}{suffix}")
+        self.resize(*DEFAULT_SIZE)
+
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(
+            _placeholder(f"The learning graph of {home.label} will appear here."),
+            "Learning graph",
+        )
+        self.tabs.addTab(
+            _placeholder(
+                f"The memory entries of {home.label} (MEMORY.md and USER.md) "
+                "will appear here, with their character budgets."
+            ),
+            "Memory",
+        )
+        self.setCentralWidget(self.tabs)
+        self.set_view(view)
+
+        self.home_label = QLabel(f"Home: {home.path}{suffix}")
+        self.home_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.home_label.setToolTip(str(home.path))
+        self.home_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.statusBar().addWidget(self.home_label, 1)
+
+        self._build_menus()
+
+    # --- views ------------------------------------------------------------------------
+    def set_view(self, view: str) -> None:
+        """Make ``view`` (one of :data:`VIEWS`) the current tab."""
+        if view not in VIEWS:
+            raise ValueError(f"Unknown view {view!r}; use one of {', '.join(VIEWS)}.")
+        self.tabs.setCurrentIndex(VIEWS.index(view))
+
+    def current_view(self) -> str:
+        return VIEWS[self.tabs.currentIndex()]
+
+    # --- menus ------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.quit_action = QAction("&Quit", self)
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.quit_action.setStatusTip(f"Close {APP_NAME}")
+        # close(), not QApplication.quit(): later views get a closeEvent to ask about edits.
+        self.quit_action.triggered.connect(self.close)
+        file_menu.addAction(self.quit_action)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        self.about_action = QAction(f"&About {APP_NAME}", self)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.about_action.triggered.connect(self.show_about)
+        help_menu.addAction(self.about_action)
+
+    def about_text(self) -> str:
+        return (
+            f"<h3>{APP_NAME} {__version__}</h3>"
+            "<p>See and steer what a Hermes-style AI agent learns: its memory "
+            "entries, its skills and where each came from.</p>"
+            f"<p>Open home: <code>{html.escape(str(self.home.path))}</code></p>"
+        )
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}", self.about_text())

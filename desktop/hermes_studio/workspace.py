@@ -1,0 +1,260 @@
+"""One open Hermes home: engine calls off the UI thread, one writer, and file watching.
+
+Views never touch the disk. They ask the Workspace to read or write, and learn what
+changed from its signals:
+
+- ``sig_store_status(StoreStatus)``: a fresh picture of MEMORY.md or USER.md, after the
+  initial load, after our own write, or after the file changed on disk;
+- ``sig_changed(Change)``: what changed and who changed it (``"app"`` or ``"disk"``);
+- ``sig_error(str)``: a message for the person (nothing was written).
+
+Writes run one at a time on a single writer thread (the engine's lock-reload-write cycle
+inside). Reads run on a separate reader thread, so a slow read never delays a save.
+The agent replaces files atomically, which makes per-file watches go stale, so we watch
+the folders and match names; bursts of events are debounced.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from hermes_memory.config import load_memory_config
+from hermes_memory.home import HermesHome
+from hermes_memory.memory.entries import TARGETS
+from hermes_memory.memory.status import StoreStatus, read_store_status
+
+log = logging.getLogger(__name__)
+
+#: Quiet period after the last file event before reloading; short enough that a meter
+#: follows an agent's write well within 300 ms.
+DEBOUNCE_MS = 40
+
+
+@dataclass(frozen=True)
+class Change:
+    """What changed: ``kind`` is ``memory``, ``user``, ``config``, ``skills`` or ``sessions``."""
+
+    kind: str
+    origin: str  # "app" (our own write) or "disk" (someone else, e.g. the agent)
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def classify(home: HermesHome, path: str) -> str | None:
+    """The kind of change a file event means, or ``None`` for files we ignore."""
+    try:
+        relative = Path(path).resolve().relative_to(home.path.resolve())
+    except (ValueError, OSError):
+        return None
+    parts = relative.parts
+    if not parts:
+        return None
+    name = parts[-1]
+    if parts[0] == "memories" and len(parts) == 2:
+        return {"MEMORY.md": "memory", "USER.md": "user"}.get(name)
+    if parts == ("config.yaml",):
+        return "config"
+    if parts[0] == "skills":
+        ignored = name.endswith((".lock", ".tmp")) or name.startswith(".tmp")
+        return None if ignored else "skills"
+    if name in ("state.db", "state.db-wal"):
+        return "sessions"
+    return None
+
+
+class _FolderWatcher(FileSystemEventHandler):
+    """Runs on watchdog's thread: turns events into change kinds, nothing else."""
+
+    def __init__(self, home: HermesHome, report: Callable[[str], None]):
+        self.home = home
+        self.report = report
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        paths = [event.src_path, getattr(event, "dest_path", "") or ""]
+        for path in paths:  # an atomic replace arrives as a move onto the target
+            kind = classify(self.home, str(path)) if path else None
+            if kind:
+                self.report(kind)
+
+
+class Workspace(QObject):
+    sig_store_status = Signal(object)  # StoreStatus
+    sig_changed = Signal(object)  # Change
+    sig_error = Signal(str)
+    _sig_disk_event = Signal(str)  # from watchdog's thread to ours
+    _sig_done = Signal(object, object)  # (callback, result) from a worker to the UI thread
+
+    def __init__(self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True):
+        super().__init__(parent)
+        self.home = home
+        self.statuses: dict[str, StoreStatus] = {}
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="hermes-read")
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="hermes-write")
+        self._pending_kinds: set[str] = set()
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._flush_disk_events)
+        self._sig_disk_event.connect(self._on_disk_event)
+        self._sig_done.connect(self._deliver)
+        self._observer: Observer | None = None
+        self._closed = False
+        if watch:
+            self._start_watching()
+
+    # --- lifecycle ----------------------------------------------------------------------
+    def _start_watching(self) -> None:
+        if not self.home.path.is_dir():
+            self.sig_error.emit(f"No Hermes home at {self.home.path}.")
+            return
+        observer = Observer()
+        observer.daemon = True
+        # Recursive on the home: memories/ may be created later, skills nest, and the agent's
+        # atomic renames must be seen as moves within a watched folder.
+        observer.schedule(
+            _FolderWatcher(self.home, self._sig_disk_event.emit),
+            str(self.home.path),
+            recursive=True,
+        )
+        try:
+            observer.start()
+        except OSError as exc:  # e.g. inotify watch limit reached
+            self.sig_error.emit(
+                f"Cannot watch {self.home.path} for changes ({exc}); use Refresh to reload."
+            )
+            return
+        self._observer = observer
+
+    def close(self) -> None:
+        """Stop watching and finish queued work; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self._debounce.stop()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+        self._writer.shutdown(wait=True)
+        self._reader.shutdown(wait=True)
+
+    @property
+    def watching(self) -> bool:
+        return self._observer is not None
+
+    # --- running engine work off the UI thread -----------------------------------------
+    def _submit(
+        self,
+        executor: ThreadPoolExecutor,
+        work: Callable[[], Any],
+        on_done: Callable[[Any], None] | None,
+    ) -> Future | None:
+        if self._closed:
+            return None
+
+        def finished(future: Future) -> None:
+            try:
+                result = future.result()
+            except Exception as exc:  # engine bugs must not kill the app
+                log.exception("background work failed")
+                result = exc
+            if not self._closed:
+                self._sig_done.emit(on_done, result)
+
+        future = executor.submit(work)
+        future.add_done_callback(finished)
+        return future
+
+    @Slot(object, object)
+    def _deliver(self, callback: Callable[[Any], None] | None, result: Any) -> None:
+        if isinstance(result, Exception):
+            self.sig_error.emit(f"Unexpected error: {result}")
+            return
+        if callback is not None:
+            callback(result)
+
+    def read(
+        self, work: Callable[[], Any], on_done: Callable[[Any], None] | None = None
+    ) -> Future | None:
+        """Run ``work`` on the reader thread; ``on_done(result)`` runs on the UI thread."""
+        return self._submit(self._reader, work, on_done)
+
+    def write(
+        self,
+        kind: str,
+        work: Callable[[], dict],
+        on_done: Callable[[dict], None] | None = None,
+    ) -> Future | None:
+        """Run an engine mutation on the writer thread and report what changed.
+
+        ``work`` returns the engine's result dict (``success``/``ok`` and a message).
+        On success ``sig_changed(Change(kind, "app"))`` follows and the store is re-read.
+        """
+
+        def after(result: dict) -> None:
+            ok = bool(result.get("success", result.get("ok")))
+            if on_done is not None:
+                on_done(result)
+            if ok:
+                self.sig_changed.emit(Change(kind, "app", {"result": result}))
+                if kind in TARGETS:
+                    self.refresh_store(kind)
+
+        return self._submit(self._writer, work, after)
+
+    # --- stores -------------------------------------------------------------------------
+    def refresh_store(self, target: str, origin: str = "app") -> None:
+        """Re-read one store on the reader thread, then emit its status."""
+        home = self.home
+
+        def work() -> StoreStatus:
+            return read_store_status(home, target, load_memory_config(home))
+
+        self.read(work, lambda status: self._store_loaded(status, origin))
+
+    def refresh_all(self) -> None:
+        for target in TARGETS:
+            self.refresh_store(target)
+
+    def _store_loaded(self, status: StoreStatus, origin: str) -> None:
+        previous = self.statuses.get(status.target)
+        unchanged = previous is not None and (
+            previous.identity,
+            previous.error,
+            previous.limit,
+            previous.enabled,
+        ) == (status.identity, status.error, status.limit, status.enabled)
+        if origin == "disk" and unchanged:
+            return  # the echo of our own write, or a touch that changed nothing
+        self.statuses[status.target] = status
+        self.sig_store_status.emit(status)
+        if origin == "disk":
+            self.sig_changed.emit(
+                Change(status.target, "disk", {"previous": previous, "status": status})
+            )
+
+    # --- file events --------------------------------------------------------------------
+    @Slot(str)
+    def _on_disk_event(self, kind: str) -> None:
+        self._pending_kinds.add(kind)
+        self._debounce.start()
+
+    def _flush_disk_events(self) -> None:
+        kinds, self._pending_kinds = self._pending_kinds, set()
+        if "config" in kinds:  # budgets or enabled flags may have changed
+            kinds.update(TARGETS)
+        for kind in sorted(kinds):
+            if kind in TARGETS:
+                self.refresh_store(kind, origin="disk")  # emits its Change once re-read
+            else:
+                self.sig_changed.emit(Change(kind, "disk"))

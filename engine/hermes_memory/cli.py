@@ -1,0 +1,100 @@
+"""``hermes-memory``: the engine's command-line front.
+
+Each feature area registers its own sub-commands from a small ``commands`` module listed
+in :data:`COMMAND_MODULES`; this file only owns the shared options, the home resolution
+and the exit-code convention: 0 success, 1 the engine refused, 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from . import __version__
+from .home import HermesHome, HomeError
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+
+#: Modules exposing ``register(subparsers)``; each sub-command sets ``handler=fn`` where
+#: ``fn(args, ctx: CliContext) -> int``.
+COMMAND_MODULES = (
+    "hermes_memory.memory.commands",
+)
+
+
+@dataclass
+class CliContext:
+    """What every command handler needs: the resolved home and how to print."""
+
+    home: HermesHome
+    json: bool
+    stdout: TextIO
+    stderr: TextIO
+
+    def print(self, text: str = "") -> None:
+        print(text, file=self.stdout)
+
+    def print_json(self, payload: Any) -> None:
+        print(json.dumps(payload, ensure_ascii=False), file=self.stdout)
+
+    def error(self, message: str, code: int = EXIT_REFUSED) -> int:
+        print(f"hermes-memory: {message}", file=self.stderr)
+        return code
+
+    def read_argument(self, value: str) -> str:
+        """A command argument, where ``-`` means "read standard input"."""
+        return sys.stdin.read() if value == "-" else value
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors exit 2 with a hint, as argparse does
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nTry '{self.prog} --help'.\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="hermes-memory",
+        description="Read and curate a Hermes agent's memory, skills and history.",
+    )
+    parser.add_argument("--home", metavar="PATH", help="Hermes home (default: $HERMES_HOME or ~/.hermes)")
+    parser.add_argument("--profile", metavar="NAME", help="use the named profile under the home")
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    subparsers.required = True
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        home = HermesHome.resolve(args.home, args.profile)
+    except HomeError as exc:
+        print(f"hermes-memory: {exc}", file=stderr)
+        return EXIT_USAGE
+    ctx = CliContext(home=home, json=args.json, stdout=stdout, stderr=stderr)
+    try:
+        return args.handler(args, ctx)
+    except HomeError as exc:
+        return ctx.error(str(exc), EXIT_REFUSED)
+    except KeyboardInterrupt:
+        return ctx.error("interrupted", 130)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""A read-only picture of one store for displays: entries, usage, drift, read errors.
+
+Used by the CLI ``status`` command and the desktop's capacity meters, so both count
+exactly as the agent does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import MemoryConfig, load_memory_config
+from ..home import HermesHome
+from . import entries as fmt
+from .store import StoreReadError, detect_drift, read_store_file
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    target: str
+    path: Path
+    limit: int
+    enabled: bool
+    exists: bool = False
+    entries: tuple[str, ...] = ()
+    raw: str = ""
+    error: str | None = None
+    drift: str | None = None
+    identity: tuple[int, int] | None = None
+
+    @property
+    def used(self) -> int:
+        return fmt.char_count(self.entries)
+
+    @property
+    def percent(self) -> int:
+        return fmt.usage_percent(self.used, self.limit)
+
+    @property
+    def over_budget(self) -> bool:
+        return self.used > self.limit
+
+    @property
+    def file_name(self) -> str:
+        return fmt.FILE_NAMES[self.target]
+
+    def as_dict(self) -> dict:
+        summary = {
+            "file": str(self.path),
+            "enabled": self.enabled,
+            "limit": self.limit,
+            "exists": self.exists,
+        }
+        if self.error:
+            return {**summary, "error": self.error}
+        return {
+            **summary,
+            "entries": len(self.entries),
+            "used": self.used,
+            "percent": self.percent,
+            "over_budget": self.over_budget,
+            "drift": self.drift,
+        }
+
+
+def read_store_status(
+    home: HermesHome, target: str, config: MemoryConfig | None = None
+) -> StoreStatus:
+    """Read one store now. Never raises for a bad file: the error is in the status."""
+    config = config if config is not None else load_memory_config(home)
+    base = StoreStatus(
+        target=target,
+        path=home.store_file(target),
+        limit=config.limit_for(target),
+        enabled=config.enabled_for(target),
+    )
+    try:
+        store_file = read_store_file(base.path)
+    except StoreReadError as exc:
+        return StoreStatus(**{**base.__dict__, "exists": True, "error": str(exc)})
+    return StoreStatus(
+        **{
+            **base.__dict__,
+            "exists": store_file.exists,
+            "entries": tuple(store_file.entries),
+            "raw": store_file.raw,
+            "drift": detect_drift(store_file, base.limit),
+            "identity": store_file.identity,
+        }
+    )

@@ -1,0 +1,317 @@
+"""The app shell: command line, choice of home, demo copy, main window, screenshots."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage, QKeySequence
+
+from hermes_memory.config import load_memory_config
+from hermes_memory.home import HermesHome
+from hermes_memory.memory.entries import char_count, parse_entries, serialise_entries
+from hermes_studio import __version__
+from hermes_studio import app as studio_app
+from hermes_studio.main_window import MainWindow
+from hermes_studio.theme import DARK, LIGHT, apply_theme, build_palette, theme_for
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, int]]:
+    """Every file under ``root`` with its SHA-256 and mtime, to prove nothing changed."""
+    return {
+        str(path.relative_to(root)): (
+            hashlib.sha256(path.read_bytes()).hexdigest(),
+            path.stat().st_mtime_ns,
+        )
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def demo_copy_path() -> Path:
+    return studio_app.app_data_dir() / "demo-home"
+
+
+@pytest.fixture
+def run_main(qapp, capsys):
+    """Call ``main`` in-process (on the test's QApplication); returns (code, out, err)."""
+
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = studio_app.main(list(argv))
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return _run
+
+
+@pytest.fixture
+def opened(monkeypatch) -> list[tuple[HermesHome, bool]]:
+    """Record the home (and demo flag) of every window ``main`` opens."""
+    homes: list[tuple[HermesHome, bool]] = []
+    real = studio_app.MainWindow
+
+    def recording(home, **kwargs):
+        homes.append((home, kwargs.get("demo", False)))
+        return real(home, **kwargs)
+
+    monkeypatch.setattr(studio_app, "MainWindow", recording)
+    return homes
+
+
+# --- the window -----------------------------------------------------------------------
+def test_window_title_and_status_bar_show_the_home(qtbot, home):
+    window = MainWindow(home)
+    qtbot.addWidget(window)
+
+    assert window.windowTitle() == f"Hermes Memory Studio — {home.path}"
+    assert str(home.path) in window.home_label.text()
+    assert (window.width(), window.height()) == (1200, 800)
+    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
+        "Learning graph",
+        "Memory",
+    ]
+    assert str(home.path) in window.tabs.widget(0).text()
+
+
+def test_window_has_file_quit_and_help_about(qtbot, home):
+    window = MainWindow(home)
+    qtbot.addWidget(window)
+    menus = {
+        action.text().replace("&", ""): [a.text().replace("&", "") for a in action.menu().actions()]
+        for action in window.menuBar().actions()
+    }
+    assert menus == {"File": ["Quit"], "Help": ["About Hermes Memory Studio"]}
+    assert window.quit_action.shortcut() == QKeySequence("Ctrl+Q")
+    assert str(home.path) in window.about_text()
+
+    window.show()
+    qtbot.waitExposed(window)
+    window.quit_action.trigger()
+    assert not window.isVisible()
+
+
+def test_profile_title_and_demo_marker(qtbot, home):
+    (home.path / "profiles" / "work").mkdir(parents=True)
+    window = MainWindow(home.with_profile("work"), demo=True)
+    qtbot.addWidget(window)
+    assert window.windowTitle() == (
+        f"Hermes Memory Studio — {home.path} (profile work) (demo copy)"
+    )
+
+
+@pytest.mark.parametrize(("view", "tab"), [("graph", "Learning graph"), ("memory", "Memory")])
+def test_view_selects_the_current_tab(qtbot, home, view, tab):
+    window = MainWindow(home, view=view)
+    qtbot.addWidget(window)
+    assert window.current_view() == view
+    assert window.tabs.tabText(window.tabs.currentIndex()) == tab
+    with pytest.raises(ValueError, match="Unknown view"):
+        window.set_view("timeline")
+
+
+# --- choosing the home ----------------------------------------------------------------
+def test_demo_opens_a_private_copy_and_leaves_the_bundled_one_untouched(run_main, opened, tmp_path):
+    bundled = studio_app.bundled_demo_home()
+    before = snapshot(bundled)
+
+    code, _, err = run_main("--demo", "--screenshot", str(tmp_path / "demo.png"))
+
+    assert code == 0, err
+    copy = demo_copy_path()
+    assert copy.is_dir()
+    assert copy.resolve().is_relative_to(Path(os.environ["HOME"]).resolve())  # test sandbox
+    assert [(home.path, demo) for home, demo in opened] == [(copy, True)]
+    assert {name: digest for name, (digest, _) in snapshot(copy).items()} == {
+        name: digest for name, (digest, _) in before.items()
+    }
+    assert snapshot(bundled) == before
+
+
+def test_demo_copy_is_made_once_and_then_reused(run_main, tmp_path):
+    bundled = studio_app.bundled_demo_home()
+    before = snapshot(bundled)
+    assert run_main("--demo", "--screenshot", str(tmp_path / "1.png"))[0] == 0
+    edited = demo_copy_path() / "memories" / "MEMORY.md"
+    edited.write_text("Edited while exploring the demo.", encoding="utf-8")
+
+    assert run_main("--demo", "--screenshot", str(tmp_path / "2.png"))[0] == 0
+
+    assert edited.read_text(encoding="utf-8") == "Edited while exploring the demo."
+    assert snapshot(bundled) == before
+    assert not list(demo_copy_path().parent.glob(".demo-home-*")), "staging dir left behind"
+
+
+@pytest.mark.parametrize("hermes_home_env", ["unset", "missing-dir"])
+def test_without_a_hermes_home_the_app_falls_back_to_the_demo(
+    run_main, opened, tmp_path, monkeypatch, hermes_home_env
+):
+    if hermes_home_env == "unset":
+        monkeypatch.delenv("HERMES_HOME")
+    default = HermesHome.resolve()
+    assert not default.exists()
+
+    code, _, err = run_main("--screenshot", str(tmp_path / "shot.png"))
+
+    assert code == 0, err
+    assert [(home.path, demo) for home, demo in opened] == [(demo_copy_path(), True)]
+    assert "opening the demo home" in err
+    assert not default.exists(), "the fallback must not create a Hermes home"
+
+
+def test_an_existing_hermes_home_is_opened(run_main, opened, tmp_path):
+    root = Path(os.environ["HERMES_HOME"])
+    (root / "memories").mkdir(parents=True)
+
+    code, _, err = run_main("--screenshot", str(tmp_path / "shot.png"))
+
+    assert code == 0, err
+    assert [(home.path, demo) for home, demo in opened] == [(root, False)]
+    assert not demo_copy_path().exists()
+
+
+def test_profile_of_an_explicit_home_is_opened(run_main, opened, home, tmp_path):
+    (home.path / "profiles" / "work" / "memories").mkdir(parents=True)
+
+    code, _, err = run_main(
+        "--home", str(home.path), "--profile", "work", "--screenshot", str(tmp_path / "s.png")
+    )
+
+    assert code == 0, err
+    assert [(h.path, h.profile) for h, _ in opened] == [(home.path / "profiles" / "work", "work")]
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", ".hidden", "x" * 65])
+def test_an_invalid_profile_name_exits_2(run_main, opened, home, name):
+    code, _, err = run_main("--home", str(home.path), "--profile", name)
+    assert code == 2
+    assert "Invalid profile name" in err
+    assert opened == []
+
+
+def test_an_invalid_profile_name_with_demo_copies_nothing(run_main, opened):
+    code, _, err = run_main("--demo", "--profile", "../escape")
+    assert code == 2
+    assert "Invalid profile name" in err
+    assert not demo_copy_path().exists()
+    assert opened == []
+
+
+def test_a_missing_profile_exits_2_and_lists_the_profiles(run_main, opened, home):
+    (home.path / "profiles" / "work").mkdir(parents=True)
+    code, _, err = run_main("--home", str(home.path), "--profile", "play")
+    assert code == 2
+    assert "No profile 'play'" in err and "work" in err
+    assert opened == []
+
+
+def test_a_missing_explicit_home_exits_2(run_main, opened, tmp_path):
+    code, _, err = run_main("--home", str(tmp_path / "nowhere"))
+    assert code == 2
+    assert "No Hermes home at" in err
+    assert opened == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["--view", "timeline"], 2),
+        (["--demo", "--home", "x"], 2),
+        (["--no-such-flag"], 2),
+        (["--help"], 0),
+    ],
+)
+def test_usage_errors_return_instead_of_exiting(run_main, opened, argv, code):
+    assert run_main(*argv)[0] == code
+    assert opened == []
+
+
+def test_version(run_main):
+    code, out, _ = run_main("--version")
+    assert code == 0
+    assert out.strip() == f"hermes-studio {__version__}"
+
+
+# --- screenshots ----------------------------------------------------------------------
+def test_screenshot_writes_a_png_and_prints_its_path(run_main, home, tmp_path):
+    out = tmp_path / "shot.png"
+
+    code, printed, err = run_main("--home", str(home.path), "--screenshot", str(out))
+
+    assert code == 0, err
+    assert printed.strip() == str(out)
+    assert out.read_bytes()[:8] == PNG_MAGIC
+    image = QImage(str(out))
+    assert not image.isNull()
+    assert image.width() > 0 and image.height() > 0
+    # Not blank: a painted window has more than one colour.
+    colours = {
+        image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)
+    }
+    assert len(colours) > 2
+
+
+def test_a_screenshot_that_cannot_be_saved_exits_1(run_main, home, tmp_path):
+    out = tmp_path / "no-such-folder" / "shot.png"
+    code, printed, err = run_main("--home", str(home.path), "--screenshot", str(out))
+    assert code == 1
+    assert printed == ""
+    assert "could not save the screenshot" in err and str(out) in err
+    assert not out.exists()
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="X11/Wayland only")
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "offscreen"),
+        ({"DISPLAY": ":0"}, None),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, None),
+        ({"QT_QPA_PLATFORM": "xcb"}, "xcb"),
+    ],
+)
+def test_screenshots_go_offscreen_only_without_a_display(monkeypatch, env, expected):
+    for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    studio_app._prefer_offscreen_platform()
+    assert os.environ.get("QT_QPA_PLATFORM") == expected
+
+
+# --- the bundled demo home and the theme ----------------------------------------------
+def test_bundled_demo_home_is_a_well_formed_small_home():
+    demo = HermesHome.resolve(studio_app.bundled_demo_home())
+    config = load_memory_config(demo)
+    assert config.warnings == ()
+    assert (config.memory_char_limit, config.user_char_limit) == (2200, 1375)
+    for path, limit in ((demo.memory_file, 2200), (demo.user_file, 1375)):
+        text = path.read_text(encoding="utf-8")
+        entries = parse_entries(text)
+        assert len(entries) >= 3
+        assert text == serialise_entries(entries), f"{path.name} is not in canonical form"
+        assert 0 < char_count(entries) <= limit
+    assert (demo.skills_dir / ".gitkeep").is_file()
+
+
+def test_theme_palettes(qapp):
+    assert theme_for("light") is LIGHT
+    assert theme_for("dark") is DARK
+    assert theme_for("system") in (LIGHT, DARK)
+    with pytest.raises(ValueError, match="Unknown theme"):
+        theme_for("sepia")  # type: ignore[arg-type]
+    assert build_palette(DARK).window().color().name() == DARK.window
+
+    saved = (qapp.style().name(), qapp.palette(), qapp.styleSheet())
+    try:
+        assert apply_theme(qapp, "dark") is DARK
+        assert qapp.palette().base().color().name() == DARK.surface
+        assert DARK.muted_text in qapp.styleSheet()
+    finally:
+        qapp.setStyle(saved[0])
+        qapp.setPalette(saved[1])
+        qapp.setStyleSheet(saved[2])

@@ -25,6 +25,7 @@ EXIT_USAGE = 2
 #: ``fn(args, ctx: CliContext) -> int``.
 COMMAND_MODULES = (
     "hermes_memory.memory.commands",
+    "hermes_memory.providers.commands",
 )
 
 

@@ -8,8 +8,10 @@ and the exit-code convention: 0 success, 1 the engine refused, 2 usage errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -25,6 +27,7 @@ EXIT_USAGE = 2
 #: ``fn(args, ctx: CliContext) -> int``.
 COMMAND_MODULES = (
     "hermes_memory.memory.commands",
+    "hermes_memory.sessions.commands",
     "hermes_memory.providers.commands",
 )
 
@@ -95,6 +98,12 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         return ctx.error(str(exc), EXIT_REFUSED)
     except KeyboardInterrupt:
         return ctx.error("interrupted", 130)
+    except BrokenPipeError:
+        # Output piped into e.g. `head`, which stopped reading: not an error of ours.
+        # Point stdout at devnull so the interpreter's final flush stays quiet.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,460 @@
+"""Read-only access to a Hermes ``state.db``.
+
+:class:`SessionStore` opens the file with a ``mode=ro`` URI plus ``PRAGMA query_only``,
+so nothing we do can change a live agent's history. It answers the plain questions
+(sessions, messages, lineage, windows around a message); search lives in
+:mod:`.search` and the agent-facing tool in :mod:`.tool`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ..home import HermesHome
+from .errors import SessionDBInvalid, SessionDBMissing, translate_sqlite_errors
+from .schema import SchemaInfo, detect_schema
+
+#: Upstream's read busy timeout: long enough to ride out an agent's write, short enough
+#: that a person waiting on a search gets an answer.
+DEFAULT_BUSY_TIMEOUT = 5.0
+
+#: Leading text of the synthetic messages context compaction inserts.
+COMPACTION_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
+
+def db_path_for(source: HermesHome | str | os.PathLike[str]) -> Path:
+    if isinstance(source, HermesHome):
+        return source.state_db
+    return Path(source)
+
+
+def _decode_json(text: Any) -> Any:
+    if not text or not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+class SessionStore:
+    """One read-only connection to a ``state.db``; use it as a context manager."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        home: HermesHome | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        self.home = home
+        if not self.path.exists():
+            raise SessionDBMissing(
+                f"No session history at {self.path}: the agent has not recorded a session "
+                "in this home yet."
+            )
+        if not self.path.is_file():
+            raise SessionDBInvalid(f"{self.path} is not a file, so it cannot be a session database.")
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        with self.errors():
+            self.conn = sqlite3.connect(
+                uri, uri=True, timeout=busy_timeout, check_same_thread=False
+            )
+        try:
+            with self.errors():
+                self.conn.row_factory = sqlite3.Row
+                self.conn.execute("PRAGMA query_only = ON")
+                self.schema: SchemaInfo = detect_schema(self.conn)
+        except BaseException:
+            self.conn.close()
+            raise
+        if not {"sessions", "messages"} <= self.schema.tables:
+            self.conn.close()
+            raise SessionDBInvalid(
+                f"{self.path} is an SQLite database but not a Hermes session store "
+                "(it has no sessions and messages tables)."
+            )
+
+    @classmethod
+    def open(
+        cls,
+        source: HermesHome | str | os.PathLike[str] | SessionStore,
+        *,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> SessionStore:
+        if isinstance(source, SessionStore):
+            return source
+        home = source if isinstance(source, HermesHome) else None
+        return cls(db_path_for(source), busy_timeout=busy_timeout, home=home)
+
+    def errors(self):
+        """Context manager turning sqlite3 errors into readable SessionStoreErrors."""
+        return translate_sqlite_errors(self.path, self.busy_timeout)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --- low level ----------------------------------------------------------------------
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self.errors():
+            return self.conn.execute(sql, params).fetchall()
+
+    def query_one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+        with self.errors():
+            return self.conn.execute(sql, params).fetchone()
+
+    def visible(self, alias: str = "m", *, include_inactive: bool = False) -> str:
+        return self.schema.visibility_sql(alias, include_inactive=include_inactive)
+
+    def _session_columns(self, alias: str = "s") -> str:
+        wanted = [
+            "id", "source", "user_id", "model", "parent_session_id", "started_at", "ended_at",
+            "end_reason", "message_count", "tool_call_count", "input_tokens", "output_tokens",
+            "title", "archived", "pinned", "session_key",
+        ]  # fmt: skip
+        return ", ".join(f"{alias}.{c}" for c in wanted if c in self.schema.session_columns)
+
+    def _message_columns(self, alias: str = "m") -> str:
+        wanted = [
+            "id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name",
+            "timestamp", "token_count", "finish_reason", "active", "compacted", "display_kind",
+        ]  # fmt: skip
+        return ", ".join(f"{alias}.{c}" for c in wanted if c in self.schema.message_columns)
+
+    # --- sessions -----------------------------------------------------------------------
+    def get_session(self, session_id: str) -> dict[str, Any] | None:
+        row = self.query_one(
+            f"SELECT {self._session_columns()} FROM sessions s WHERE s.id = ?", (session_id,)
+        )
+        if row is None:
+            return None
+        session = dict(row)
+        session.setdefault("title", None)
+        return session
+
+    def list_sessions(
+        self,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+        exclude_sources: Iterable[str] = (),
+        include_children: bool = True,
+    ) -> list[dict[str, Any]]:
+        """Sessions by last activity (newest first), with ``last_active`` and a preview.
+
+        Ranking every session by its latest message would read the whole table (a second
+        for a million messages), so candidates come from two cheap walks: the newest
+        messages by id (ids grow with time) until enough distinct sessions are seen, and
+        the newest sessions by ``started_at`` (for sessions with no messages yet). Their
+        exact ``last_active`` then decides the order.
+        """
+        limit, offset = max(0, int(limit)), max(0, int(offset))
+        wanted = limit + offset
+        if wanted == 0:
+            return []
+        where, params = ["1"], []
+        excluded = list(exclude_sources)
+        if excluded:
+            where.append(f"s.source NOT IN ({','.join('?' * len(excluded))})")
+            params.extend(excluded)
+        if not include_children:
+            where.append("s.parent_session_id IS NULL")
+        filters = " AND ".join(where)
+
+        candidates: dict[str, None] = {}
+        with self.errors():
+            cursor = self.conn.execute(
+                f"""SELECT m.session_id FROM messages m JOIN sessions s ON s.id = m.session_id
+                    WHERE {filters} ORDER BY m.id DESC""",
+                params,
+            )
+            try:
+                for (session_id,) in cursor:
+                    candidates.setdefault(session_id, None)
+                    if len(candidates) >= wanted:
+                        break
+            finally:
+                cursor.close()
+        for row in self.query(
+            f"SELECT s.id FROM sessions s WHERE {filters} ORDER BY s.started_at DESC LIMIT ?",
+            (*params, wanted),
+        ):
+            candidates.setdefault(row[0], None)
+        if not candidates:
+            return []
+        ids = list(candidates)
+        # The correlated max() walks idx_messages_session backwards: one seek per session.
+        rows = self.query(
+            f"""
+            SELECT {self._session_columns()},
+                   (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id)
+                       AS last_active
+            FROM sessions s
+            WHERE s.id IN ({','.join('?' * len(ids))})
+            ORDER BY COALESCE(last_active, s.started_at) DESC, s.id
+            LIMIT ? OFFSET ?
+            """,
+            (*ids, limit, offset),
+        )
+        sessions = []
+        for row in rows:
+            session = dict(row)
+            session.setdefault("title", None)
+            session["last_active"] = session["last_active"] or session["started_at"]
+            session["preview"] = self.session_preview(session["id"])
+            sessions.append(session)
+        return sessions
+
+    def session_preview(self, session_id: str, chars: int = 120) -> str:
+        row = self.query_one(
+            f"""SELECT m.content FROM messages m
+                WHERE m.session_id = ? AND m.role = 'user' AND {self.visible()}
+                  AND m.content IS NOT NULL AND trim(m.content) != ''
+                ORDER BY m.timestamp, m.id LIMIT 1""",
+            (session_id,),
+        )
+        if row is None:
+            return ""
+        text = " ".join(str(row[0]).split())
+        return text if len(text) <= chars else text[: chars - 1] + "…"
+
+    def resolve_session_by_title(self, title: str) -> str | None:
+        """The newest session whose title matches exactly (case-insensitive), if any."""
+        if "title" not in self.schema.session_columns or not title.strip():
+            return None
+        row = self.query_one(
+            "SELECT id FROM sessions WHERE title = ? COLLATE NOCASE "
+            "ORDER BY started_at DESC LIMIT 1",
+            (title.strip(),),
+        )
+        return row[0] if row else None
+
+    # --- lineage ------------------------------------------------------------------------
+    def resolve_root(self, session_id: str, cache: dict[str, str] | None = None) -> str:
+        """Walk ``parent_session_id`` up to the root; cycles and dangling links stop it."""
+        if cache is not None and session_id in cache:
+            return cache[session_id]
+        seen: list[str] = []
+        current = session_id
+        while current not in seen:
+            seen.append(current)
+            if cache is not None and current in cache:
+                current = cache[current]
+                break
+            row = self.query_one("SELECT parent_session_id FROM sessions WHERE id = ?", (current,))
+            if row is None or not row[0]:
+                break
+            current = row[0]
+        if cache is not None:
+            for sid in seen:
+                cache[sid] = current
+        return current
+
+    def lineage(self, session_id: str) -> set[str]:
+        """Every session sharing ``session_id``'s root: the root and all its descendants."""
+        root = self.resolve_root(session_id)
+        rows = self.query(
+            """
+            WITH RECURSIVE tree(id) AS (
+                SELECT ?
+                UNION
+                SELECT s.id FROM sessions s JOIN tree ON s.parent_session_id = tree.id
+            )
+            SELECT id FROM tree
+            """,
+            (root,),
+        )
+        return {row[0] for row in rows} | {session_id}
+
+    # --- messages -----------------------------------------------------------------------
+    def _message_dict(self, row: sqlite3.Row) -> dict[str, Any]:
+        message = dict(row)
+        if "tool_calls" in message:
+            message["tool_calls"] = _decode_json(message["tool_calls"])
+        return message
+
+    def get_message(self, message_id: int) -> dict[str, Any] | None:
+        row = self.query_one(
+            f"SELECT {self._message_columns()} FROM messages m WHERE m.id = ?", (int(message_id),)
+        )
+        return self._message_dict(row) if row else None
+
+    def get_messages(
+        self, session_id: str, *, include_inactive: bool = False
+    ) -> list[dict[str, Any]]:
+        """Visible messages of one session ordered by ``(timestamp, id)``, tool calls decoded."""
+        rows = self.query(
+            f"""SELECT {self._message_columns()} FROM messages m
+                WHERE m.session_id = ? AND {self.visible(include_inactive=include_inactive)}
+                ORDER BY m.timestamp, m.id""",
+            (session_id,),
+        )
+        return [self._message_dict(row) for row in rows]
+
+    def count_messages(self, session_id: str) -> int:
+        row = self.query_one(
+            f"SELECT count(*) FROM messages m WHERE m.session_id = ? AND {self.visible()}",
+            (session_id,),
+        )
+        return int(row[0]) if row else 0
+
+    def get_messages_as_conversation(self, session_id: str) -> list[dict[str, Any]]:
+        """OpenAI-format dicts: role and content, plus tool fields when present."""
+        conversation = []
+        for message in self.get_messages(session_id):
+            item: dict[str, Any] = {"role": message["role"], "content": message["content"]}
+            for key in ("tool_call_id", "tool_name", "tool_calls"):
+                if message.get(key):
+                    item[key] = message[key]
+            conversation.append(item)
+        return conversation
+
+    def neighbours(
+        self, session_id: str, timestamp: float, message_id: int, *, before: bool, count: int,
+        roles: Sequence[str] | None = None, include_inactive: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Up to ``count`` visible messages strictly before/after ``(timestamp, id)``, in order."""
+        if count <= 0:
+            return []
+        op, direction = ("<", "DESC") if before else (">", "ASC")
+        role_sql, params = "", [session_id, timestamp, timestamp, message_id]
+        if roles:
+            role_sql = f" AND m.role IN ({','.join('?' * len(roles))})"
+            params.extend(roles)
+        rows = self.query(
+            f"""SELECT {self._message_columns()} FROM messages m
+                WHERE m.session_id = ?
+                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
+                  AND {self.visible(include_inactive=include_inactive)}{role_sql}
+                ORDER BY m.timestamp {direction}, m.id {direction}
+                LIMIT ?""",
+            (*params, count),
+        )
+        messages = [self._message_dict(row) for row in rows]
+        return messages[::-1] if before else messages
+
+    def count_beyond(self, session_id: str, timestamp: float, message_id: int, *, before: bool) -> int:
+        op = "<" if before else ">"
+        row = self.query_one(
+            f"""SELECT count(*) FROM messages m
+                WHERE m.session_id = ?
+                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
+                  AND {self.visible()}""",
+            (session_id, timestamp, timestamp, message_id),
+        )
+        return int(row[0]) if row else 0
+
+    def get_messages_around(
+        self, session_id: str, message_id: int, window: int = 5
+    ) -> dict[str, Any]:
+        """``{window, messages_before, messages_after}``; ``{}`` if the id is not in the session.
+
+        ``window`` lists up to ``window`` messages either side of the anchor plus the anchor;
+        the two counts say how many visible messages lie beyond the window on each side.
+        """
+        anchor = self.get_message(message_id)
+        if anchor is None or anchor["session_id"] != session_id:
+            return {}
+        before = self.neighbours(
+            session_id, anchor["timestamp"], anchor["id"], before=True, count=window
+        )
+        after = self.neighbours(
+            session_id, anchor["timestamp"], anchor["id"], before=False, count=window
+        )
+        first, last = (before or [anchor])[0], (after or [anchor])[-1]
+        return {
+            "window": [*before, anchor, *after],
+            "messages_before": self.count_beyond(
+                session_id, first["timestamp"], first["id"], before=True
+            ),
+            "messages_after": self.count_beyond(
+                session_id, last["timestamp"], last["id"], before=False
+            ),
+        }
+
+    def get_anchored_view(
+        self,
+        session_id: str,
+        around_message_id: int,
+        window: int = 5,
+        bookend: int = 3,
+        keep_roles: Sequence[str] = ("user", "assistant"),
+    ) -> dict[str, Any]:
+        """A window around one message plus the session's first and last few messages.
+
+        The window keeps only ``keep_roles`` (the anchor always stays); bookends are the
+        first and last ``bookend`` non-empty, non-compaction messages outside the window.
+        ``{}`` when the anchor is not in the session.
+        """
+        anchor = self.get_message(around_message_id)
+        if anchor is None or anchor["session_id"] != session_id:
+            return {}
+        roles = list(keep_roles) or None
+        before = self.neighbours(
+            session_id, anchor["timestamp"], anchor["id"], before=True, count=window, roles=roles
+        )
+        after = self.neighbours(
+            session_id, anchor["timestamp"], anchor["id"], before=False, count=window, roles=roles
+        )
+        first, last = (before or [anchor])[0], (after or [anchor])[-1]
+        start = self._bookend(session_id, first, roles, bookend, at_start=True)
+        end = self._bookend(session_id, last, roles, bookend, at_start=False)
+        return {
+            "window": [*before, anchor, *after],
+            "messages_before": self.count_beyond(
+                session_id, first["timestamp"], first["id"], before=True
+            ),
+            "messages_after": self.count_beyond(
+                session_id, last["timestamp"], last["id"], before=False
+            ),
+            "bookend_start": start,
+            "bookend_end": end,
+        }
+
+    def _bookend(
+        self,
+        session_id: str,
+        edge: dict[str, Any],
+        roles: Sequence[str] | None,
+        count: int,
+        *,
+        at_start: bool,
+    ) -> list[dict[str, Any]]:
+        if count <= 0:
+            return []
+        # Outside the window: strictly before its first message (start) or after its last.
+        op, direction = ("<", "ASC") if at_start else (">", "DESC")
+        role_sql, params = "", [session_id, edge["timestamp"], edge["timestamp"], edge["id"]]
+        if roles:
+            role_sql = f" AND m.role IN ({','.join('?' * len(roles))})"
+            params.extend(roles)
+        not_compaction = " AND ".join(
+            f"substr(m.content, 1, {len(prefix)}) != ?" for prefix in COMPACTION_PREFIXES
+        )
+        params.extend(COMPACTION_PREFIXES)
+        rows = self.query(
+            f"""SELECT {self._message_columns()} FROM messages m
+                WHERE m.session_id = ?
+                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
+                  AND {self.visible()}{role_sql}
+                  AND m.content IS NOT NULL AND trim(m.content) != ''
+                  AND {not_compaction}
+                ORDER BY m.timestamp {direction}, m.id {direction}
+                LIMIT ?""",
+            (*params, count),
+        )
+        messages = [self._message_dict(row) for row in rows]
+        return messages if at_start else messages[::-1]

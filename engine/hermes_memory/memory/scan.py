@@ -1,36 +1,40 @@
 """Threat scanner for text that will be injected into a system prompt.
 
 Compatible with upstream Hermes ``tools/threat_patterns.py`` (spec §2.8): the same ids, the
-same scopes, the same result order and the same refusal messages. Three deliberate
-differences, all documented at the rule that carries them:
+same scopes, the same result order and the same refusal messages. Where it differs, on
+purpose:
 
 * ``ssh_backdoor`` and ``ssh_access`` fire only when a write verb or a shell redirect comes
-  before the path (spec §11 item 7, PR #111255); a mere mention in documentation is fine.
-* ``html_comment_injection`` and ``translate_execute`` are abridged in the spec; the rules here
-  are our own bounded reading of the description.
-* Every rule runs in linear time on adversarial input. Upstream's regexes backtrack
-  quadratically or worse on some inputs (``send_to_url`` on a long run of spaces never
-  finishes); the rules here match the same texts without that cost. See "Linear time" below.
+  before the path (spec §11 item 7, PR #111255), so documentation that mentions ``~/.ssh``
+  or ``authorized_keys`` passes. ``${HOME}/.ssh`` counts as well as ``$HOME`` and ``~``.
+* ``html_comment_injection`` and ``translate_execute`` are abridged in the spec; the rules
+  here are our own bounded reading of the description.
+* Every other rule matches exactly the texts upstream's regex matches, but in linear time.
+  Upstream's regexes backtrack badly on some inputs: ``read_secrets`` takes about a second
+  on 64 KiB of ``"cat "``, and ``send_to_url`` never finishes on a long run of spaces.
+  ``tests/engine/test_scan.py`` checks each rule against upstream's regex on generated text.
 
 Pipeline: truncate to :data:`MAX_SCAN_CHARS`; look for invisible characters in that raw text;
-fold it with NFKC; lower-case it; run the rules that the scope enables.
+fold it with NFKC; lower-case it; run the rules that the scope enables. There is no special
+case for text that starts with ``[BLOCKED:`` (spec §11 item 8).
 
-Linear time. Python's ``re`` backtracks, so each rule is written to bound the work per
-starting position:
+Linear time. Python's ``re`` backtracks, so each rule bounds the work per starting position:
 
-* Quantifiers that can only end in one place are possessive (``\\s++``, ``\\w++``), so the
-  engine never retries shorter runs. Each such rewrite is safe because the next token cannot
-  start with a character the quantifier consumes.
-* ``A [^\\n]{0,2048} B`` rules (curl, wget, cat, send, config edits, hidden div) are not run as
-  one regex, which would rescan up to 2,048 characters after every ``A``. Instead all ``A``
-  ends and all ``B`` starts are found once each, and each ``A`` is paired with the nearest
+* Upstream's filler ``(?:\\w+\\s+){0,8}`` allows at most nine choices per use, and its runs
+  are possessive here (``\\w++\\s++``) so a word is never re-split. A possessive run is
+  safe wherever the next token cannot start with a character the run consumes.
+* ``A[^\\n]{0,2048}B`` rules (curl, wget, cat, send, config edits, hidden div) are not one
+  regex, which would rescan up to 2,048 characters after every ``A``. All ``A`` ends and
+  all ``B`` starts are found in one pass each, and each ``A`` is paired with the nearest
   ``B`` after it (:func:`_gapped`).
-* Before any rule runs, a cheap substring test on the folded text checks that the literal
-  words the rule needs are present at all; most text skips most rules.
+* A cheap substring test on the folded text first checks that the literal words a rule
+  needs are present at all; most text skips most rules.
+* Patterns start with a literal wherever possible (:func:`_word`), so ``re`` can jump to
+  candidate positions instead of trying every one.
 
 Matching is case-insensitive like upstream's ``re.IGNORECASE``, but done by folding the text
 once (:func:`_fold`) and writing every pattern in lower case: that keeps character offsets,
-lets ``re`` use its fast literal-prefix search, and makes the substring prefilter sound.
+lets ``re`` use its fast literal search, and makes the substring prefilter sound.
 """
 
 from __future__ import annotations
@@ -121,6 +125,9 @@ def _fold(text: str) -> str:
 
 # --- Matchers ----------------------------------------------------------------------------
 
+#: Upstream's bound on "anything on the same line" between two parts of a pattern.
+_GAP = 2048
+
 #: A matcher takes folded text and returns the span of one match, or None.
 Matcher = Callable[[str], tuple[int, int] | None]
 
@@ -135,7 +142,7 @@ def _regex(pattern: str) -> Matcher:
     return search
 
 
-def _gapped(anchor: str, tail: str, *, max_gap: int = 2048, barrier: str = "\n") -> Matcher:
+def _gapped(anchor: str, tail: str, *, max_gap: int = _GAP, barrier: str = "\n") -> Matcher:
     """Match ``anchor``, then at most ``max_gap`` characters other than ``barrier``, then ``tail``.
 
     This is upstream's ``anchor[^\\n]{0,2048}tail`` (or ``[^>]``), computed without
@@ -238,18 +245,41 @@ def _word(literal: str) -> str:
 _FILLER = r"(?:\w++\s++){0,8}"
 _SECRET_VAR = r"\$\{?\w*(?:key|token|secret|password|credential)s?\b"  # upstream's SV
 _EDIT_VERB = r"(?:update|modify|edit|write|change|append|add\s++to)\s++"  # upstream's MOD
-_SEND_VERB = r"(?:send|post|upload|transmit)"
+
+
+def _send_to_url(max_gap: int = _GAP) -> Matcher:
+    """Upstream's ``(send|post|upload|transmit)\\s+[^\\n]{0,2048}\\s+(to|at)\\s+https?://``.
+
+    As one regex, ``[^\\n]{0,2048}\\s+`` splits every run of spaces every possible way and
+    never finishes on a long one. Its matches fall into two cases:
+
+    * "to"/"at" straight after the verb's whitespace. The run must then hold at least two
+      whitespace characters, one for each ``\\s+`` (so "send to https://" does not match,
+      "send  to https://" does; an upstream quirk kept for compatibility).
+    * Other text in between. The best split gives the gap everything from the end of the
+      verb's whitespace to the start of the whitespace run before "to"/"at".
+    """
+    verb = r"(?:send|post|upload|transmit)"
+    return _first_of(
+        _regex(rf"{verb}\s{{2,}}+(?:to|at)\s++https?://"),
+        _gapped(rf"{verb}\s++", r"(?<!\s)\s++(?:to|at)\s++https?://", max_gap=max_gap),
+    )
+
 
 # ssh rules (PR #111255): the path must follow a write verb within six arguments on the
-# same line, or a shell redirect. A bare ">" counts only after whitespace, a pipe, "&", ";"
-# or a file-descriptor digit, so "<code>~/.ssh</code>" is not a redirect; ">>" always is.
+# same line, or a shell redirect. Verbs are imperatives and shell commands only, so "keys
+# are stored in ~/.ssh" stays clean. An argument ending in sentence punctuation or a shell
+# separator (, . ; : ! ? & |) ends the verb's reach: "Install OpenSSH, then keys go in
+# ~/.ssh" and "cp a b && ls ~/.ssh" are not writes. A bare ">" counts only after
+# whitespace, a pipe, "&", ";" or a file-descriptor digit, so "<code>~/.ssh</code>" is not
+# a redirect; ">>" always is. ${HOME}/.ssh is accepted as well as $HOME/.ssh and ~/.ssh.
 _WRITE_VERBS = (
     "write overwrite append add insert echo printf tee cp scp rsync copy mv move install put ln"
 )
 _WRITE_VERB = (
     "(?:" + "|".join(map(_word, _WRITE_VERBS.split())) + "|" + _word("sed") + r"\s++-i)\b"
 )
-_VERB_ARGS = r"(?:[^\S\n]++\S++){0,6}?[^\S\n]++"
+_VERB_ARGS = r"(?:[^\S\n]++\S++(?<![.,;:!?&|])){0,6}?[^\S\n]++"
 # ">(?<![^\s|&;0-9]>)" is "(?<![^\s|&;0-9])>" with the check moved after the ">", so that the
 # pattern starts with a literal (see _word).
 _REDIRECT = r"(?:>>|>(?<![^\s|&;0-9]>))[^\S\n]*+"
@@ -489,16 +519,8 @@ _RULES: tuple[_Rule, ...] = (
         "with cat.",
     ),
     _rule(
-        # Upstream: (send|post|upload|transmit)\s+[^\n]{0,2048}\s+(to|at)\s+https?://, whose
-        # [^\n]{0,2048}\s+ never finishes on a long run of spaces. Two equivalent cases:
-        # "to"/"at" straight after the verb's whitespace (upstream then needs two or more
-        # whitespace characters, one for each \s+), or after other text, where the gap runs
-        # from the end of the verb's whitespace to the start of the whitespace before "to".
         "send_to_url", "strict",
-        _first_of(
-            _regex(rf"{_SEND_VERB}\s{{2,}}+(?:to|at)\s++https?://"),
-            _gapped(rf"{_SEND_VERB}\s++", r"(?<!\s)\s++(?:to|at)\s++https?://"),
-        ),
+        _send_to_url(),
         "send|post|upload|transmit;http;://",
         "Asks for something to be sent, posted or uploaded to a web address.",
     ),

@@ -29,6 +29,8 @@ COMMAND_MODULES = (
     "hermes_memory.memory.commands",
     "hermes_memory.sessions.commands",
     "hermes_memory.providers.commands",
+    "hermes_memory.skills.commands",
+    "hermes_memory.learning.commands",
 )
 
 

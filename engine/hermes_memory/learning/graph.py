@@ -1,0 +1,435 @@
+"""``build_learning_graph``: what the agent has learned, as the upstream JSON payload.
+
+The payload matches spec §2.9 key for key, so anything written for upstream reads it::
+
+    {"nodes": [...skills, ...memory cards], "edges": [...skill-skill, ...memory-skill],
+     "clusters": [{"category", "count"}], "memory": [cards], "stats": {...}}
+
+and adds, without changing any upstream key:
+
+* ``warnings``: files that could not be read and were skipped (upstream failed whole);
+* per skill node: ``source``, ``provenance``, ``learned``, ``directory``,
+  ``description``, ``tags``, ``related``, ``viewCount``, ``patchCount``,
+  ``lastUsedAt``, ``lastViewedAt``, ``lastPatchedAt``, ``createdAt`` (epoch seconds);
+* per memory node: ``fingerprint``, ``file``; per card in ``memory``: ``id``.
+
+``include_all=True`` shows every skill (base, external, unused) instead of the learned
+ones; edges, clusters and density stats then cover every shown skill, and
+``stats.learned_skills`` still counts the learned ones.
+
+Two small departures from upstream, both display-only: the "memory" cluster adds the
+card count to any skill category that happens to be named "memory" instead of replacing
+it, and memory card times may come from session history (``memory_timestamps``).
+
+:class:`GraphBuilder` keeps what it read, so rebuilding after one file changed re-reads
+that file only (pass ``changed=`` from a folder watcher to skip even the ``stat`` calls);
+:func:`build_learning_graph` is the one-shot form.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from itertools import compress, count
+from operator import is_not
+from typing import Any
+
+from ..home import HermesHome
+from ..skills.index import Skill, SkillIndex, gc_paused
+from ..skills.usage import (
+    UsageSnapshot,
+    count_value,
+    has_learning_signal,
+    read_usage,
+    record_timestamp,
+    to_epoch,
+)
+from .edges import SkillMatcher, skill_edges
+from .memory_cards import MemoryCard, memory_cards
+
+
+@dataclass(slots=True)
+class SkillNode:
+    """The spec's ``SkillNode`` plus the skill and usage record it came from."""
+
+    name: str
+    category: str
+    source: str
+    timestamp: int | None
+    use_count: int
+    state: str
+    created_by: Any
+    pinned: bool
+    related: tuple[str, ...]
+    skill: Skill
+    record: dict[str, Any]
+    learned: bool  # upstream's ``_has_learning_signal``: not base/external, made or used
+
+
+def skill_node(skill: Skill, record: dict[str, Any]) -> SkillNode:
+    state = record.get("state")
+    return SkillNode(
+        name=skill.name,
+        category=skill.category,
+        source=skill.source,
+        timestamp=record_timestamp(record) or skill.mtime,
+        use_count=count_value(record.get("use_count")),
+        state=state if isinstance(state, str) and state else "active",
+        created_by=record.get("created_by"),
+        pinned=bool(record.get("pinned")),
+        related=skill.related,
+        skill=skill,
+        record=record,
+        learned=has_learning_signal(skill.source, record),
+    )
+
+
+def skill_node_json(node: SkillNode) -> dict[str, Any]:
+    record = node.record
+    skill = node.skill
+    return {
+        "id": node.name,
+        "label": node.name,
+        "kind": "skill",
+        "timestamp": node.timestamp,
+        "category": node.category,
+        "useCount": node.use_count,
+        "state": node.state,
+        "createdBy": node.created_by,
+        "pinned": node.pinned,
+        # --- beyond upstream
+        "source": node.source,
+        "provenance": skill.provenance,
+        "learned": node.learned,
+        "directory": skill.directory,
+        "description": skill.description,
+        "tags": list(skill.tags),
+        "related": list(skill.related),
+        "viewCount": count_value(record.get("view_count")),
+        "patchCount": count_value(record.get("patch_count")),
+        "lastUsedAt": to_epoch(record.get("last_used_at")),
+        "lastViewedAt": to_epoch(record.get("last_viewed_at")),
+        "lastPatchedAt": to_epoch(record.get("last_patched_at")),
+        "createdAt": to_epoch(record.get("created_at")),
+    }
+
+
+def memory_node_json(card: MemoryCard, edge_count: int) -> dict[str, Any]:
+    return {
+        "id": card.id,
+        "label": card.title,
+        "kind": "memory",
+        "memorySource": card.source,
+        "timestamp": card.timestamp,
+        "category": "memory",
+        "useCount": edge_count,
+        "state": "active",
+        "createdBy": "memory",
+        "pinned": False,
+        # --- beyond upstream
+        "fingerprint": card.fingerprint,
+        "file": card.file_name,
+    }
+
+
+def memory_card_json(card: MemoryCard) -> dict[str, Any]:
+    return {
+        "source": card.source,
+        "timestamp": card.timestamp,
+        "title": card.title,
+        "body": card.body,
+        "fingerprint": card.fingerprint,
+        "id": card.id,  # beyond upstream
+    }
+
+
+@dataclass
+class _SkillPart:
+    """The skill half of a build, kept so that the next build can patch it."""
+
+    include_all: bool
+    usage: UsageSnapshot
+    skills: list[Skill]  # every skill of the scan, in order
+    records: list[dict[str, Any]]  # their usage records
+    nodes: list[SkillNode]
+    payloads: list[dict[str, Any]]
+    shown_at: dict[int, int]  # position in ``skills`` -> position among the shown
+    shown_nodes: list[SkillNode]
+    shown_payloads: list[dict[str, Any]]
+    learned: int
+    categories: Counter[str]
+    agent_created: int
+    used: int
+    relations: list[tuple[str, str]]
+    relation_dicts: list[dict[str, str]]
+    linked: int
+
+
+#: Above this many changed skills a rebuild recomputes everything instead of patching.
+PATCH_LIMIT = 256
+
+
+class GraphBuilder:
+    """Builds the payload for one home, reusing what the previous build computed.
+
+    A rebuild re-reads only changed files (see :class:`SkillIndex`) and, when only a
+    few skills or usage records changed, patches the previous result instead of
+    recomputing it. The node and edge dicts are shared between the payloads of
+    successive builds: treat a payload as read-only (copy what you need to change).
+    Safe to call from a worker thread; builds are serialised.
+    """
+
+    def __init__(self, home: HermesHome, index: SkillIndex | None = None) -> None:
+        self.home = home
+        self.index = index or SkillIndex(home)
+        self._lock = threading.Lock()
+        self._usage_key: tuple[int, int] | None = None
+        self._usage = UsageSnapshot()
+        self._part: _SkillPart | None = None
+        self._matcher: SkillMatcher | None = None
+        self._card_edges: dict[str, list[str]] = {}
+
+    def build(
+        self,
+        *,
+        include_all: bool = False,
+        memory_timestamps: Mapping[str, object] | None = None,
+        changed: Iterable[str | os.PathLike[str]] | None = None,
+    ) -> dict[str, Any]:
+        """The payload. ``changed`` lists the paths a folder watcher saw change since the
+        last build: everything else is taken from the cache without touching the disk
+        (see :meth:`SkillIndex.scan`). Leave it out to check every file."""
+        with self._lock, gc_paused():
+            return self._build(include_all, memory_timestamps, changed)
+
+    # --- inputs -------------------------------------------------------------------------
+    def _read_usage(self) -> UsageSnapshot:
+        path = self.home.skills_usage_file
+        try:
+            st = os.stat(path)
+            key = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = None
+        racy = key is not None and time.time_ns() - key[0] < 2_000_000_000
+        if key is None or key != self._usage_key or racy:
+            self._usage = read_usage(self.home)
+            self._usage_key = key
+        return self._usage
+
+    # --- the skill half -----------------------------------------------------------------
+    def _skill_part(self, skills: list[Skill], usage: UsageSnapshot, include_all: bool) -> _SkillPart:
+        prev = self._part
+        if prev is not None and prev.include_all == include_all and len(prev.skills) == len(skills):
+            if prev.usage is usage:
+                records = prev.records
+                changed = list(compress(count(), map(is_not, skills, prev.skills)))
+            else:
+                empty: dict[str, Any] = {}
+                records = [usage.records.get(skill.name, empty) for skill in skills]
+                changed = list(
+                    compress(count(), map(_differs, skills, prev.skills, records, prev.records))
+                )
+            if len(changed) <= PATCH_LIMIT:
+                part = self._patch(prev, skills, records, usage, changed)
+                if part is not None:
+                    return part
+        return self._full(skills, usage, include_all)
+
+    def _full(self, skills: list[Skill], usage: UsageSnapshot, include_all: bool) -> _SkillPart:
+        empty: dict[str, Any] = {}
+        records = [usage.records.get(skill.name, empty) for skill in skills]
+        # reuse the nodes of skills whose file and record are unchanged
+        known = {id(node.skill): (node, payload) for node, payload in self._known_nodes()}
+        nodes, payloads = [], []
+        for skill, record in zip(skills, records, strict=True):
+            hit = known.get(id(skill))
+            if hit is not None and hit[0].skill is skill and hit[0].record == record:
+                node, payload = hit
+            else:
+                node = skill_node(skill, record)
+                payload = skill_node_json(node)
+            nodes.append(node)
+            payloads.append(payload)
+        shown_positions = [i for i, node in enumerate(nodes) if include_all or node.learned]
+        shown_at = {position: index for index, position in enumerate(shown_positions)}
+        shown_nodes = [nodes[position] for position in shown_positions]
+        relations = skill_edges(shown_nodes)
+        part = _SkillPart(
+            include_all=include_all,
+            usage=usage,
+            skills=skills,
+            records=records,
+            nodes=nodes,
+            payloads=payloads,
+            shown_at=shown_at,
+            shown_nodes=shown_nodes,
+            shown_payloads=[payloads[position] for position in shown_positions],
+            learned=sum(1 for node in nodes if node.learned),
+            categories=Counter(node.category for node in shown_nodes),
+            agent_created=sum(1 for node in shown_nodes if node.created_by == "agent"),
+            used=sum(1 for node in shown_nodes if node.use_count > 0),
+            relations=relations,
+            relation_dicts=[{"source": a, "target": b} for a, b in relations],
+            linked=len({name for edge in relations for name in edge}),
+        )
+        self._part = part
+        return part
+
+    def _known_nodes(self) -> Iterable[tuple[SkillNode, dict[str, Any]]]:
+        if self._part is None:
+            return ()
+        return zip(self._part.nodes, self._part.payloads, strict=True)
+
+    def _patch(
+        self,
+        prev: _SkillPart,
+        skills: list[Skill],
+        records: list[dict[str, Any]],
+        usage: UsageSnapshot,
+        changed: list[int],
+    ) -> _SkillPart | None:
+        """``prev`` with the changed positions rebuilt, or None when the change moves
+        something that ordering depends on (a name, a category, the learned flag)."""
+        nodes, payloads = list(prev.nodes), list(prev.payloads)
+        shown_nodes, shown_payloads = list(prev.shown_nodes), list(prev.shown_payloads)
+        agent_created, used = prev.agent_created, prev.used
+        relations_moved = False
+        for position in changed:
+            old = prev.nodes[position]
+            node = skill_node(skills[position], records[position])
+            if (node.name, node.category, node.learned) != (old.name, old.category, old.learned):
+                return None
+            relations_moved |= node.related != old.related
+            payload = skill_node_json(node)
+            nodes[position], payloads[position] = node, payload
+            shown = prev.shown_at.get(position)
+            if shown is not None:
+                shown_nodes[shown], shown_payloads[shown] = node, payload
+                agent_created += (node.created_by == "agent") - (old.created_by == "agent")
+                used += (node.use_count > 0) - (old.use_count > 0)
+        relations, relation_dicts, linked = prev.relations, prev.relation_dicts, prev.linked
+        if relations_moved:
+            relations = skill_edges(shown_nodes)
+            relation_dicts = [{"source": a, "target": b} for a, b in relations]
+            linked = len({name for edge in relations for name in edge})
+        part = _SkillPart(
+            include_all=prev.include_all,
+            usage=usage,
+            skills=skills,
+            records=records,
+            nodes=nodes,
+            payloads=payloads,
+            shown_at=prev.shown_at,
+            shown_nodes=shown_nodes,
+            shown_payloads=shown_payloads,
+            learned=prev.learned,
+            categories=prev.categories,
+            agent_created=agent_created,
+            used=used,
+            relations=relations,
+            relation_dicts=relation_dicts,
+            linked=linked,
+        )
+        self._part = part
+        return part
+
+    # --- the memory half ----------------------------------------------------------------
+    def _memory_edges(self, cards: list[MemoryCard], part: _SkillPart, renamed: bool) -> list[list[str]]:
+        if self._matcher is None or renamed:
+            names = tuple(node.name for node in part.shown_nodes)
+            if self._matcher is None or self._matcher.names != names:
+                self._matcher = SkillMatcher(names)
+                self._card_edges = {}
+        matcher = self._matcher
+        known = self._card_edges
+        result = []
+        fresh = {}
+        for card in cards:
+            text = card.title + "\n" + card.body
+            hit = known.get(text)
+            if hit is None:
+                hit = matcher.top(text)
+            fresh[text] = hit
+            result.append(hit)
+        self._card_edges = fresh
+        return result
+
+    # --- the payload --------------------------------------------------------------------
+    def _build(
+        self,
+        include_all: bool,
+        memory_timestamps: Mapping[str, object] | None,
+        changed: Iterable[str | os.PathLike[str]] | None,
+    ) -> dict[str, Any]:
+        scan = self.index.scan(changed)
+        warnings = list(scan.warnings)
+        usage = self._read_usage()
+        if usage.error:
+            warnings.append(f"{usage.error} Skill usage is shown as empty.")
+        before = self._part
+        part = self._skill_part(scan.skills, usage, include_all)
+        # names of the shown skills change only when the part was rebuilt in full
+        renamed = before is None or part.shown_at is not before.shown_at
+
+        cards, card_warnings = memory_cards(self.home, memory_timestamps)
+        warnings.extend(card_warnings)
+        card_targets = self._memory_edges(cards, part, renamed)
+
+        memory_edges = [
+            {"source": card.id, "target": name}
+            for card, targets in zip(cards, card_targets, strict=True)
+            for name in targets
+        ]
+        counts = Counter(part.categories)
+        if cards:
+            counts["memory"] += len(cards)
+        clusters = [
+            {"category": category, "count": n}
+            for category, n in sorted(counts.items(), key=lambda item: -item[1])
+            if n > 0
+        ]
+        shown = len(part.shown_nodes)
+        denominator = max(shown, 1)
+        stats = {
+            "nodes": shown,
+            "related_edges": len(part.relations),
+            "edges_per_node": round(len(part.relations) / denominator, 3),
+            "linked_nodes": part.linked,
+            "isolated_pct": round(100 * (denominator - part.linked) / denominator, 1),
+            "categories": sum(1 for n in part.categories.values() if n > 0),
+            "agent_created": part.agent_created,
+            "used": part.used,
+            "top_categories": [[name, n] for name, n in part.categories.most_common(8) if n > 0],
+            "memory_nodes": len(cards),
+            "memory_skill_edges": len(memory_edges),
+            "learned_skills": part.learned,
+        }
+        return {
+            "nodes": part.shown_payloads
+            + [memory_node_json(card, len(t)) for card, t in zip(cards, card_targets, strict=True)],
+            "edges": part.relation_dicts + memory_edges,
+            "clusters": clusters,
+            "memory": [memory_card_json(card) for card in cards],
+            "stats": stats,
+            "warnings": warnings,
+        }
+
+
+def _differs(skill: Skill, old_skill: Skill, record: dict[str, Any], old_record: dict[str, Any]) -> bool:
+    return skill is not old_skill or (record is not old_record and record != old_record)
+
+
+def build_learning_graph(
+    home: HermesHome,
+    *,
+    include_all: bool = False,
+    memory_timestamps: Mapping[str, object] | None = None,
+    builder: GraphBuilder | None = None,
+) -> dict[str, Any]:
+    """The payload for ``home``. Pass a kept :class:`GraphBuilder` to rebuild cheaply."""
+    builder = builder or GraphBuilder(home)
+    return builder.build(include_all=include_all, memory_timestamps=memory_timestamps)

@@ -1,0 +1,667 @@
+"""Finding and reading every skill in a home: :class:`SkillIndex` and :class:`Skill`.
+
+A scan walks each root with ``os.scandir``, skips the excluded and support directories,
+never follows a link out of its root, and reads only the first 4,000 characters of each
+``SKILL.md`` (all the agent reads for its index). A skill is named by its frontmatter
+``name`` (else its directory name); the first skill seen with a name wins, roots in the
+order base, profile, external, and paths sorted within a root.
+
+The index keeps what it read between scans, keyed by file identity: a directory listing
+is reused while the directory's mtime is unchanged, a parsed ``SKILL.md`` while its
+``(path, mtime_ns, size)`` is, so a rescan after one edit re-reads one file. Entries whose
+mtime is within :data:`RACY_SECONDS` of the scan are re-checked next time, because two
+writes inside one filesystem timestamp tick would otherwise look like none.
+
+Costs, for ten thousand skills: a first scan is dominated by reading and parsing the
+files; a rescan by two ``stat`` calls per skill (its directory and its SKILL.md). A
+caller that watches the folders can pass the changed paths (``scan(changed=...)``) and
+skip those calls for everything else.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import gc
+import os
+import stat
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import load_config
+from ..home import HermesHome
+from .frontmatter import load_frontmatter_mapping, split_frontmatter
+from .roots import (
+    BASE,
+    EXCLUDED_DIRS,
+    EXTERNAL,
+    PROFILE,
+    SUPPORT_DIRS,
+    HubLock,
+    SkillRoot,
+    is_strictly_inside,
+    read_bundled_manifest,
+    read_hub_lock,
+    skill_roots,
+)
+
+#: Characters of SKILL.md the index reads, as the agent does.
+HEAD_CHARS = 4000
+RACY_SECONDS = 2.0
+_RACY_NS = int(RACY_SECONDS * 1e9)
+
+# provenance values (who owns the skill)
+LOCAL = "local"  # made by the agent or the person in this profile
+BUNDLED = "bundled"
+HUB = "hub"
+
+
+@dataclass(slots=True, eq=False)
+class Skill:
+    """One skill as found on disk; treat it as read-only (scans share these objects).
+
+    Paths are strings and the frontmatter is parsed again only when asked for: a home
+    can hold ten thousand of these, and the fewer objects each keeps alive the less the
+    garbage collector has to walk.
+    """
+
+    name: str
+    source: str  # upstream label: "base", "profile" or "external"
+    provenance: str  # LOCAL, BUNDLED, HUB or "external"
+    root: SkillRoot
+    directory: str
+    rel_dir: str  # POSIX path of the directory relative to its root
+    category: str
+    description: str
+    tags: tuple[str, ...]
+    related: tuple[str, ...]
+    frontmatter_text: str | None = field(repr=False)  # the YAML between the fences
+    mtime_ns: int = 0
+    size: int = 0
+
+    @property
+    def frontmatter(self) -> dict[str, Any]:
+        """The whole frontmatter mapping, parsed again on each call."""
+        if self.frontmatter_text is None:
+            return {}
+        return load_frontmatter_mapping(self.frontmatter_text)
+
+    @property
+    def path(self) -> Path:
+        return Path(self.directory)
+
+    @property
+    def skill_md(self) -> Path:
+        return Path(self.directory) / "SKILL.md"
+
+    @property
+    def dir_name(self) -> str:
+        return os.path.basename(self.directory)
+
+    @property
+    def mtime(self) -> int:
+        return self.mtime_ns // 1_000_000_000
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why a person's edit or archive must not touch this skill, or None."""
+        if self.provenance == EXTERNAL:
+            return (
+                f"skill '{self.name}' lives in skills.external_dirs; external skills are "
+                "read-only"
+            )
+        if self.provenance == HUB:
+            return f"skill '{self.name}' is hub-installed; update it through the hub instead"
+        if self.root.label == BASE:
+            return (
+                f"skill '{self.name}' is part of the agent's bundled skills in "
+                f"{self.root.path}; it is read-only here"
+            )
+        return None
+
+
+@dataclass
+class SkillScan:
+    """The result of one scan."""
+
+    skills: list[Skill]
+    duplicates: list[Skill]  # hidden because an earlier skill has the same name
+    warnings: list[str]
+    roots: list[SkillRoot]
+    config: dict[str, Any]
+    bundled: frozenset[str]
+    hub: HubLock
+    by_name: dict[str, Skill] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_name = {skill.name: skill for skill in self.skills}
+
+    def get(self, name: str) -> Skill | None:
+        return self.by_name.get(name)
+
+
+# --- parsing one file ------------------------------------------------------------------
+class SkillReadError(Exception):
+    """A SKILL.md that cannot be read as UTF-8 text; the message is for a person."""
+
+
+@dataclass(slots=True)
+class _Parsed:
+    """What a SKILL.md head says, independent of ownership."""
+
+    name: str
+    category: str
+    description: str
+    tags: tuple[str, ...]
+    related: tuple[str, ...]
+    frontmatter_text: str | None
+
+
+def read_head(path: str) -> tuple[str, os.stat_result]:
+    """The first :data:`HEAD_CHARS` characters of a file, and its stat, in one open."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        data = os.read(fd, HEAD_CHARS)
+        # 4,000 bytes may hold fewer than 4,000 characters; read on only when the head
+        # might cut the frontmatter short (at most 4 bytes per character).
+        if len(data) == HEAD_CHARS and st.st_size > HEAD_CHARS and data.find(b"\n---", 3) < 0:
+            data += os.read(fd, HEAD_CHARS * 3)
+    finally:
+        os.close(fd)
+    try:
+        text, _ = codecs.utf_8_decode(data, "strict", len(data) >= st.st_size)
+    except UnicodeDecodeError as exc:
+        raise SkillReadError(
+            f"{path} is not UTF-8 text (bad byte at offset {exc.start}); skipped. Re-save "
+            "it as UTF-8."
+        ) from None
+    return text[:HEAD_CHARS], st
+
+
+def _text(value: Any) -> str:
+    if value is None or isinstance(value, dict | list):
+        return ""
+    return str(value).strip()
+
+
+def _string_list(value: Any) -> tuple[str, ...]:
+    """A list as strings with blanks dropped; the naive YAML fallback gives ``"[a, b]"``."""
+    if isinstance(value, list):
+        return tuple(text for text in (str(item).strip() for item in value if item is not None) if text)
+    if isinstance(value, str):  # also drop the quotes YAML would have removed
+        items = (item.strip().strip("'\"").strip() for item in value.strip().strip("[]").split(","))
+        return tuple(item for item in items if item)
+    return ()
+
+
+def _hermes_meta(frontmatter: dict[str, Any]) -> dict[str, Any]:
+    metadata = frontmatter.get("metadata")
+    hermes = metadata.get("hermes") if isinstance(metadata, dict) else None
+    return hermes if isinstance(hermes, dict) else {}
+
+
+def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
+    yaml_text, _body = split_frontmatter(text)
+    frontmatter = load_frontmatter_mapping(yaml_text) if yaml_text is not None else {}
+    hermes = _hermes_meta(frontmatter)
+    name = _text(frontmatter.get("name")) or dir_name.strip()
+    category = _text(frontmatter.get("category")) or _text(hermes.get("category"))
+    if not category:
+        # <category>/<skill>/SKILL.md; a flat skill is "general" (upstream said "skills")
+        category = rel_parts[-2] if len(rel_parts) >= 2 else "general"
+    related = frontmatter.get("related_skills")
+    if not related:
+        related = hermes.get("related_skills")
+    tags = hermes.get("tags")
+    if not tags:
+        tags = frontmatter.get("tags")
+    return _Parsed(
+        name=name,
+        category=category,
+        description=_text(frontmatter.get("description")),
+        tags=_string_list(tags),
+        related=_string_list(related),
+        frontmatter_text=yaml_text,
+    )
+
+
+# --- the index ---------------------------------------------------------------------------
+@dataclass(slots=True)
+class _DirListing:
+    mtime_ns: int
+    trusted: bool
+    skill_md: str | None  # path of a usable SKILL.md in this directory
+    subdirs: Sequence[tuple[str, str, bool]]  # (name, path, is_link), excluded ones dropped
+    notes: Sequence[str]
+
+
+@dataclass(slots=True)
+class _FileEntry:
+    mtime_ns: int
+    size: int
+    trusted: bool
+    parsed: _Parsed
+    skill: Skill | None = None  # the last Skill built from it
+
+
+@dataclass(slots=True)
+class _Pass:
+    """The state of one scan."""
+
+    now_ns: int
+    warnings: list[str]
+    trust: bool = False  # reuse cached entries without a stat unless they are dirty
+    dirty: frozenset[str] = frozenset()
+    dirty_dirs: frozenset[str] = frozenset()
+    dirty_prefixes: tuple[str, ...] = ()
+    seen_dirs: set[str] = field(default_factory=set)
+    seen_files: set[str] = field(default_factory=set)
+
+    def is_dirty_dir(self, path: str) -> bool:
+        return path in self.dirty_dirs or path.startswith(self.dirty_prefixes)
+
+    def is_dirty_file(self, path: str) -> bool:
+        return path in self.dirty or path.startswith(self.dirty_prefixes)
+
+
+class SkillIndex:
+    """Scans one home's skill roots, reusing what earlier scans read.
+
+    ``scan()`` checks every cached directory and file against the disk (one ``stat``
+    each). ``scan(changed=paths)`` trusts the cache for everything except the given
+    paths (and what is below them): for a caller that watches the folders and knows
+    what changed. Safe to share between threads (scans are serialised). Never trusted
+    for writes: mutations look skills up in a fresh scan and re-check paths themselves.
+    """
+
+    def __init__(self, home: HermesHome) -> None:
+        self.home = home
+        self._lock = threading.Lock()
+        self._dirs: dict[str, _DirListing] = {}
+        self._files: dict[str, _FileEntry] = {}
+        self._racy_dirs: set[str] = set()  # entries whose mtime was too recent to trust
+        self._racy_files: set[str] = set()
+        self._config_key: tuple[int, int] | None = None
+        self._config: tuple[dict[str, Any], tuple[str, ...]] = ({}, ())
+        self._config_loaded = False
+        self._roots: tuple[int, list[SkillRoot]] | None = None
+        self._last: SkillScan | None = None
+        self._last_found: list[tuple[SkillRoot, list[tuple[tuple[str, ...], str, str]]]] = []
+        self.files_parsed = 0  # SKILL.md files read by the last scan (for tests and benches)
+
+    # config.yaml goes through ruamel, which is slow; reload it only when it changes.
+    def _load_config(self) -> tuple[dict[str, Any], tuple[str, ...]]:
+        try:
+            st = os.stat(self.home.config_file)
+            key = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = None
+        if (
+            not self._config_loaded
+            or key != self._config_key
+            or (key is not None and _is_racy(key[0], time.time_ns()))
+        ):
+            loaded = load_config(self.home)
+            self._config = (loaded.data, loaded.warnings)
+            self._config_key = key
+            self._config_loaded = True
+        return self._config
+
+    def _skill_roots(self, config: dict[str, Any]) -> list[SkillRoot]:
+        # the same root objects while the config is unchanged, so identity checks work
+        if self._roots is None or self._roots[0] != id(config):
+            self._roots = (id(config), skill_roots(self.home, config))
+        return self._roots[1]
+
+    def scan(self, changed: Iterable[str | os.PathLike[str]] | None = None) -> SkillScan:
+        with self._lock, gc_paused():
+            return self._scan(changed)
+
+    def _scan(self, changed: Iterable[str | os.PathLike[str]] | None) -> SkillScan:
+        run = _Pass(time.time_ns(), [])
+        config, config_warnings = self._load_config()
+        roots = self._skill_roots(config)
+        bundled = read_bundled_manifest(self.home)
+        hub = read_hub_lock(self.home)
+        self.files_parsed = 0
+        last = self._last
+        if changed is not None and last is not None:
+            dirty = frozenset(os.path.normpath(os.path.abspath(p)) for p in changed)
+            run.trust = True
+            run.dirty = dirty
+            run.dirty_dirs = dirty | {os.path.dirname(path) for path in dirty}
+            run.dirty_prefixes = tuple(path + os.sep for path in dirty)
+            if last.roots is roots and last.bundled == bundled and last.hub == hub:
+                patched = self._patch(last, run, config_warnings)
+                if patched is not None:
+                    self._last = patched
+                    return patched
+                run.warnings.clear()  # the walk below reports everything again
+        run.warnings.extend(config_warnings)
+        root_paths = {os.path.normpath(root.path) for root in roots}
+        walked = []
+        for root in roots:
+            found = self._walk(root, root_paths, run)
+            found.sort()
+            walked.append((root, found))
+        scan = self._assemble(walked, run, config, roots, bundled, hub)
+        # forget what no longer exists so the caches do not grow without bound
+        for cache, racy, keep in (
+            (self._dirs, self._racy_dirs, run.seen_dirs),
+            (self._files, self._racy_files, run.seen_files),
+        ):
+            if len(cache) != len(keep):
+                for stale in [path for path in cache if path not in keep]:
+                    del cache[stale]
+                    racy.discard(stale)
+        self._last, self._last_found = scan, walked
+        return scan
+
+    def _assemble(self, walked, run: _Pass, config, roots, bundled, hub) -> SkillScan:
+        skills: list[Skill] = []
+        duplicates: list[Skill] = []
+        by_name: dict[str, Skill] = {}
+        for root, found in walked:
+            for rel_parts, directory, skill_md in found:
+                run.seen_files.add(skill_md)
+                entry = self._file(skill_md, rel_parts, run)
+                if entry is None:
+                    continue
+                skill = self._skill(root, directory, rel_parts, entry, bundled, hub)
+                if not skill.name:
+                    continue
+                first = by_name.get(skill.name)
+                if first is None:
+                    by_name[skill.name] = skill
+                    skills.append(skill)
+                    continue
+                duplicates.append(skill)
+                if first.root is skill.root:
+                    run.warnings.append(
+                        f"Two skills are named '{skill.name}': {first.directory} and "
+                        f"{skill.directory}; only the first is used."
+                    )
+        return SkillScan(skills, duplicates, run.warnings, roots, config, bundled, hub)
+
+    def _patch(self, last: SkillScan, run: _Pass, config_warnings) -> SkillScan | None:
+        """The last scan with the changed SKILL.md files re-read, when nothing else moved.
+
+        Returns None (do a walk instead) unless every changed path is a known SKILL.md
+        that still exists and keeps its name, and no cached entry needs re-checking.
+        """
+        files = self._files
+        if any(path not in files or os.path.basename(path) != "SKILL.md" for path in run.dirty):
+            return None
+        if self._racy_dirs:  # a directory written moments ago may still be changing
+            return None
+        replaced: dict[int, Skill] = {}
+        # files written moments ago are read again too: a second write in the same
+        # timestamp tick would not show in their mtime
+        for path in run.dirty | self._racy_files:
+            old = files[path].skill
+            found = self._locate(path)
+            if old is None or found is None:
+                return None
+            root, rel_parts = found
+            self._files[path].trusted = False  # make _file look at the disk
+            entry = self._file(path, rel_parts, run)
+            if entry is None:
+                return None
+            skill = self._skill(root, old.directory, rel_parts, entry, last.bundled, last.hub)
+            if skill.name != old.name:
+                return None
+            replaced[id(old)] = skill
+        skills = [replaced.get(id(skill), skill) for skill in last.skills]
+        duplicates = [replaced.get(id(skill), skill) for skill in last.duplicates]
+        warnings = [*config_warnings, *run.warnings]
+        # the scan-level warnings (links, duplicates, unreadable files) are unchanged
+        warnings.extend(w for w in last.warnings if w not in warnings)
+        return SkillScan(skills, duplicates, warnings, last.roots, last.config, last.bundled, last.hub)
+
+    def _locate(self, skill_md: str) -> tuple[SkillRoot, tuple[str, ...]] | None:
+        for root, found in self._last_found:
+            for rel_parts, _directory, path in found:
+                if path == skill_md:
+                    return root, rel_parts
+        return None
+
+    def _walk(
+        self, root: SkillRoot, root_paths: set[str], run: _Pass
+    ) -> list[tuple[tuple[str, ...], str, str]]:
+        """``(rel_parts, directory, skill_md)`` for every skill directory under a root."""
+        top = os.path.normpath(root.path)
+        if not os.path.isdir(top):
+            return []
+        real_top = os.path.realpath(top)
+        others = root_paths - {top}
+        found = []
+        stack: list[tuple[str, tuple[str, ...]]] = [(top, ())]
+        followed_links: set[str] = set()
+        seen_dirs = run.seen_dirs
+        warnings = run.warnings
+        while stack:
+            directory, rel = stack.pop()
+            listing = self._listing(directory, real_top, run, is_root=not rel)
+            if listing is None:
+                continue
+            seen_dirs.add(directory)
+            if listing.notes:
+                warnings.extend(listing.notes)
+            if listing.skill_md is not None:
+                found.append((rel, directory, listing.skill_md))
+            for name, path, is_link in listing.subdirs:
+                if listing.skill_md is not None and name in SUPPORT_DIRS:
+                    continue
+                if path in others:  # another root nested in this one scans itself
+                    continue
+                if is_link and not _link_is_new(path, directory, followed_links):
+                    continue
+                stack.append((path, (*rel, name)))
+        return found
+
+    def _listing(
+        self, directory: str, real_top: str, run: _Pass, *, is_root: bool
+    ) -> _DirListing | None:
+        cached = self._dirs.get(directory)
+        if cached is not None and cached.trusted and run.trust and not run.is_dirty_dir(directory):
+            return cached
+        try:
+            st = os.stat(directory)
+        except OSError:
+            return None
+        if cached is not None and cached.trusted and cached.mtime_ns == st.st_mtime_ns:
+            return cached
+        trusted = not _is_racy(st.st_mtime_ns, run.now_ns)
+        if st.st_nlink == 2 and not is_root:
+            # No subdirectories (POSIX filesystems count them in the link count), so a
+            # skill directory needs no listing: its SKILL.md is all there is to find.
+            # A directory without one is listed anyway, in case the count is not real.
+            probe = directory + os.sep + "SKILL.md"
+            try:
+                if stat.S_ISREG(os.lstat(probe).st_mode):
+                    listing = _DirListing(st.st_mtime_ns, trusted, probe, (), ())
+                    self._store_dir(directory, listing)
+                    return listing
+            except OSError:
+                pass
+        skill_md = None
+        subdirs = []
+        notes = []
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    name = entry.name
+                    try:
+                        if name == "SKILL.md":
+                            if entry.is_file() and (
+                                not entry.is_symlink() or _inside(entry.path, real_top)
+                            ):
+                                skill_md = entry.path
+                            elif entry.is_symlink():
+                                notes.append(f"Skipped {entry.path}: it links outside {real_top}.")
+                        elif name not in EXCLUDED_DIRS and entry.is_dir():
+                            if entry.is_symlink() and not _inside(entry.path, real_top):
+                                notes.append(f"Skipped {entry.path}: it links outside {real_top}.")
+                                continue
+                            subdirs.append((name, entry.path, entry.is_symlink()))
+                    except OSError:
+                        continue
+        except OSError as exc:
+            if is_root:
+                return None
+            notes.append(f"Could not list {directory}: {exc.strerror}; its skills are skipped.")
+        listing = _DirListing(st.st_mtime_ns, trusted, skill_md, subdirs, notes)
+        self._store_dir(directory, listing)
+        return listing
+
+    def _store_dir(self, directory: str, listing: _DirListing) -> None:
+        self._dirs[directory] = listing
+        if listing.trusted:
+            self._racy_dirs.discard(directory)
+        else:
+            self._racy_dirs.add(directory)
+
+    def _store_file(self, path: str, entry: _FileEntry | None) -> None:
+        if entry is None:
+            self._files.pop(path, None)
+            self._racy_files.discard(path)
+            return
+        self._files[path] = entry
+        if entry.trusted:
+            self._racy_files.discard(path)
+        else:
+            self._racy_files.add(path)
+
+    def _file(self, path: str, rel_parts: tuple[str, ...], run: _Pass) -> _FileEntry | None:
+        cached = self._files.get(path)
+        if cached is not None:
+            if cached.trusted and run.trust and not run.is_dirty_file(path):
+                return cached
+            try:
+                st = os.stat(path)
+            except OSError:
+                self._store_file(path, None)
+                return None
+            if cached.trusted and cached.mtime_ns == st.st_mtime_ns and cached.size == st.st_size:
+                return cached
+        try:
+            text, st = read_head(path)
+        except SkillReadError as exc:
+            run.warnings.append(str(exc))
+            self._store_file(path, None)
+            return None
+        except OSError as exc:
+            run.warnings.append(f"Could not read {path}: {exc.strerror}; skipped.")
+            self._store_file(path, None)
+            return None
+        self.files_parsed += 1
+        dir_name = rel_parts[-1] if rel_parts else os.path.basename(os.path.dirname(path))
+        parsed = parse_head(text, dir_name, rel_parts)
+        trusted = not _is_racy(st.st_mtime_ns, run.now_ns)
+        if (
+            cached is not None
+            and cached.parsed == parsed
+            and cached.mtime_ns == st.st_mtime_ns
+            and cached.size == st.st_size
+        ):
+            cached.trusted = trusted  # unchanged after all: keep the objects built from it
+            self._store_file(path, cached)
+            return cached
+        entry = _FileEntry(st.st_mtime_ns, st.st_size, trusted, parsed)
+        self._store_file(path, entry)
+        return entry
+
+    def _skill(
+        self,
+        root: SkillRoot,
+        directory: str,
+        rel_parts: tuple[str, ...],
+        entry: _FileEntry,
+        bundled: frozenset[str],
+        hub: HubLock,
+    ) -> Skill:
+        parsed = entry.parsed
+        name = parsed.name
+        if root.label == BASE:
+            source, provenance = BASE, BUNDLED
+        elif root.label == EXTERNAL:
+            source, provenance = EXTERNAL, EXTERNAL
+        elif directory in hub.install_dirs or name in hub.names:
+            source, provenance = PROFILE, HUB
+        elif name in bundled:
+            source, provenance = BASE, BUNDLED  # a bundled skill the agent seeded here
+        else:
+            source, provenance = PROFILE, LOCAL
+        cached = entry.skill
+        if (
+            cached is not None
+            and cached.root is root
+            and cached.source == source
+            and cached.provenance == provenance
+            and cached.mtime_ns == entry.mtime_ns
+            and cached.size == entry.size
+        ):
+            return cached
+        skill = Skill(
+            name=name,
+            source=source,
+            provenance=provenance,
+            root=root,
+            directory=directory,
+            rel_dir="/".join(rel_parts),
+            category=parsed.category,
+            description=parsed.description,
+            tags=parsed.tags,
+            related=parsed.related,
+            frontmatter_text=parsed.frontmatter_text,
+            mtime_ns=entry.mtime_ns,
+            size=entry.size,
+        )
+        entry.skill = skill
+        return skill
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold off the cycle collector while a scan allocates its many small objects.
+
+    Each full collection walks every live object; a 10,000-skill build would trigger
+    several and spend a third of its time in them. Reference counting still frees
+    everything; the collector runs normally again afterwards (and is left alone if
+    something else had turned it off).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _is_racy(mtime_ns: int, now_ns: int) -> bool:
+    return now_ns - mtime_ns < _RACY_NS
+
+
+def _link_is_new(link: str, parent: str, followed: set[str]) -> bool:
+    """Follow a directory link once, and never into one of its own ancestors (a loop)."""
+    target = os.path.realpath(link)
+    real_parent = os.path.realpath(parent)
+    if target in followed or real_parent == target or real_parent.startswith(target + os.sep):
+        return False
+    followed.add(target)
+    return True
+
+
+def _inside(path: str, real_top: str) -> bool:
+    return is_strictly_inside(os.path.realpath(path), real_top)
+
+
+def scan_skills(home: HermesHome) -> SkillScan:
+    """A one-off scan with no cache kept."""
+    return SkillIndex(home).scan()

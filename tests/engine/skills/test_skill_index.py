@@ -1,0 +1,260 @@
+"""Finding skills: roots, layouts, ownership, exclusions, links, bad files, the cache."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from hermes_memory.skills import index as index_module
+from hermes_memory.skills.index import SkillIndex, scan_skills
+
+
+@pytest.fixture
+def roots(hb, tmp_path):
+    """A profile with every layout, plus a base and an external root."""
+    base = tmp_path / "agent-repo" / "skills"
+    external = tmp_path / "shared-skills"
+    hb.config(f"skills:\n  base_dir: {base}\n  external_dirs:\n    - {external}\n")
+    hb.skill("core/base-tool", root=base, related=["docker-logs"])
+    hb.skill("core/docker-logs", root=base, description="The bundled copy wins")
+    hb.skill("team/ext-skill", root=external)
+    hb.skill("devops/docker-logs", related=["k8s-basics"], tags=["docker", "logs"])
+    hb.skill("devops/k8s-basics", category="cloud")
+    hb.skill("flat-skill")
+    hb.skill("research/papers/arxiv-digest")
+    hb.skill("writing/blog", extra="metadata:\n  hermes:\n    category: content")
+    hb.skill("misc/old-dir-name", name="new-name")
+    hb.skill("misc/nameless", name=None)
+    hb.skill("scripts/backup-db")
+    hb.skill("plan")  # seeded by the agent: in the manifest
+    hb.manifest("plan")
+    hb.skill("tools/hub-skill")
+    hb.hub({"hub-skill": {"install_path": "tools/hub-skill", "source": "github"}})
+    return base, external
+
+
+def test_each_skill_knows_its_name_root_category_and_owner(hb, roots):
+    base, external = roots
+    scan = scan_skills(hb.home)
+    got = {
+        s.name: (s.source, s.provenance, s.root.label, s.rel_dir, s.category)
+        for s in scan.skills
+    }
+    assert got == {
+        "base-tool": ("base", "bundled", "base", "core/base-tool", "core"),
+        "docker-logs": ("base", "bundled", "base", "core/docker-logs", "core"),
+        "backup-db": ("profile", "local", "profile", "scripts/backup-db", "scripts"),
+        "k8s-basics": ("profile", "local", "profile", "devops/k8s-basics", "cloud"),
+        "flat-skill": ("profile", "local", "profile", "flat-skill", "general"),
+        "nameless": ("profile", "local", "profile", "misc/nameless", "misc"),
+        "new-name": ("profile", "local", "profile", "misc/old-dir-name", "misc"),
+        "plan": ("base", "bundled", "profile", "plan", "general"),
+        "arxiv-digest": ("profile", "local", "profile", "research/papers/arxiv-digest", "papers"),
+        "hub-skill": ("profile", "hub", "profile", "tools/hub-skill", "tools"),
+        "blog": ("profile", "local", "profile", "writing/blog", "content"),
+        "ext-skill": ("external", "external", "external", "team/ext-skill", "team"),
+    }
+    # base first, then profile sorted by path, then external
+    assert [s.name for s in scan.skills] == [
+        "base-tool", "docker-logs", "k8s-basics", "flat-skill", "nameless", "new-name",
+        "plan", "arxiv-digest", "backup-db", "hub-skill", "blog", "ext-skill",
+    ]
+    # the profile's docker-logs is hidden by the bundled one: first seen wins
+    assert [d.directory for d in scan.duplicates] == [str(hb.home.skills_dir / "devops/docker-logs")]
+    assert scan.warnings == []
+    assert scan.get("base-tool").related == ("docker-logs",)
+    assert scan.get("docker-logs").description == "The bundled copy wins"
+    assert scan.get("base-tool").directory == str(base / "core/base-tool")
+
+
+def test_tags_and_related_come_from_metadata_or_top_level(hb):
+    hb.skill("a", related=["b", " c "], tags=["x"])
+    hb.skill("b", extra="related_skills: [a]\ntags: [top]")
+    hb.skill("c", extra="related_skills: a, b")
+    scan = scan_skills(hb.home)
+    assert (scan.get("a").related, scan.get("a").tags) == (("b", "c"), ("x",))
+    assert (scan.get("b").related, scan.get("b").tags) == (("a",), ("top",))
+    assert scan.get("c").related == ("a", "b")
+
+
+def test_malformed_yaml_still_gives_name_category_and_related(hb):
+    hb.skill(
+        "ops/broken",
+        text="---\nname: broken-yaml\ndescription: Use when: it breaks\ncategory: ops-x\n"
+        "related_skills: [alpha, 'beta'\n---\nbody\n",
+    )
+    skill = scan_skills(hb.home).get("broken-yaml")
+    assert skill.category == "ops-x"
+    assert skill.description == "Use when: it breaks"
+    assert skill.related == ("alpha", "beta")
+
+
+def test_bom_and_crlf_files_are_read(hb):
+    hb.skill("win/bom-skill", raw=b"\xef\xbb\xbf---\nname: bom-skill\ndescription: d\n---\nbody\n")
+    hb.skill("win/crlf-skill", raw=b"---\r\nname: crlf-skill\r\ndescription: d\r\n---\r\nbody\r\n")
+    scan = scan_skills(hb.home)
+    assert sorted(scan.by_name) == ["bom-skill", "crlf-skill"]
+    assert scan.get("crlf-skill").description == "d"
+
+
+def test_excluded_and_support_directories_hold_no_skills(hb):
+    keep = hb.skill("devops/real")
+    for rel in ("references/old", "templates/t", "scripts/s", "assets/a"):
+        hb.skill(f"devops/real/{rel}", name=f"support-{rel.split('/')[0]}", root=hb.home.skills_dir)
+    (keep / "references" / "SKILL.md").write_text("---\nname: ref-doc\n---\nx\n")
+    for rel in (".git/x", ".github/x", ".hub/x", ".archive/x", "node_modules/x", "venv/x",
+                ".venv/x", "site-packages/x", "__pycache__/x", ".locks/x", ".tox/x"):
+        hb.skill(rel, name="hidden-" + rel.split("/")[0].strip("."))
+    hb.skill("devops/real/nested-skill")  # a skill inside a skill that is not a support dir
+    assert sorted(scan_skills(hb.home).by_name) == ["nested-skill", "real"]
+
+
+def test_a_link_out_of_the_root_is_not_followed(hb, tmp_path):
+    outside = tmp_path / "elsewhere"
+    hb.skill("outside-skill", root=outside)
+    os.symlink(outside, hb.home.skills_dir / "linked-dir")
+    hb.skill("inside")
+    os.symlink(outside / "outside-skill" / "SKILL.md", hb.skill("file-link") / "SKILL.md.tmp")
+    os.replace(hb.home.skills_dir / "file-link" / "SKILL.md.tmp", hb.home.skills_dir / "file-link" / "SKILL.md")
+    scan = scan_skills(hb.home)
+    assert sorted(scan.by_name) == ["inside"]
+    real_root = os.path.realpath(hb.home.skills_dir)
+    assert sorted(scan.warnings) == [
+        f"Skipped {hb.home.skills_dir / 'file-link' / 'SKILL.md'}: it links outside {real_root}.",
+        f"Skipped {hb.home.skills_dir / 'linked-dir'}: it links outside {real_root}.",
+    ]
+
+
+def test_links_inside_the_root_are_followed_once_and_loops_end(hb):
+    hb.skill("cat/real-skill")
+    os.symlink(hb.home.skills_dir / "cat", hb.home.skills_dir / "alias")
+    os.symlink(hb.home.skills_dir, hb.home.skills_dir / "cat" / "loop")
+    scan = scan_skills(hb.home)
+    assert sorted(scan.by_name) == ["real-skill"]
+    # found once more through the alias link, and the loop link is never entered
+    assert [d.directory for d in scan.duplicates] == [str(hb.home.skills_dir / "cat" / "real-skill")]
+    assert scan.get("real-skill").directory == str(hb.home.skills_dir / "alias" / "real-skill")
+
+
+def test_a_non_utf8_skill_is_skipped_with_a_warning(hb):
+    hb.skill("good")
+    hb.skill("bad", raw=b"---\nname: bad\ndescription: caf\xe9\n---\nbody\n")
+    scan = scan_skills(hb.home)
+    assert sorted(scan.by_name) == ["good"]
+    path = hb.home.skills_dir / "bad" / "SKILL.md"
+    assert scan.warnings == [
+        f"{path} is not UTF-8 text (bad byte at offset 30); skipped. Re-save it as UTF-8."
+    ]
+
+
+def test_an_unreadable_skill_is_skipped_with_a_warning(hb, monkeypatch):
+    hb.skill("good")
+    bad = hb.skill("locked")
+    real = index_module.read_head
+
+    def read_head(path):
+        if path.startswith(str(bad)):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(index_module, "read_head", read_head)
+    scan = scan_skills(hb.home)
+    assert sorted(scan.by_name) == ["good"]
+    assert scan.warnings == [f"Could not read {bad / 'SKILL.md'}: Permission denied; skipped."]
+
+
+def test_two_skills_with_one_name_in_a_root_are_reported(hb):
+    hb.skill("a/same", name="twin")
+    hb.skill("b/same", name="twin")
+    scan = scan_skills(hb.home)
+    assert scan.get("twin").rel_dir == "a/same"
+    assert scan.warnings == [
+        f"Two skills are named 'twin': {hb.home.skills_dir / 'a/same'} and "
+        f"{hb.home.skills_dir / 'b/same'}; only the first is used."
+    ]
+
+
+def test_only_the_first_4000_characters_are_read(hb):
+    long_fm = "---\nname: long\ndescription: " + "x" * 4000 + "\n---\nbody\n"
+    hb.skill("long-one", text=long_fm)
+    wide = "---\nname: wide\ndescription: " + "é" * 1900 + "\n---\nbody\n"  # > 4000 bytes
+    hb.skill("wide-one", text=wide)
+    scan = scan_skills(hb.home)
+    assert sorted(scan.by_name) == ["long-one", "wide"]  # unclosed within 4000 → dir name
+    assert scan.get("wide").description == "é" * 1900
+
+
+def test_missing_roots_are_fine(hb, tmp_path):
+    hb.config(f"skills:\n  base_dir: {tmp_path / 'nope'}\n  external_dirs: {tmp_path / 'none'}\n")
+    assert scan_skills(hb.home).skills == []
+
+
+def test_rescans_reparse_only_what_changed(hb):
+    for i in range(5):
+        hb.skill(f"cat/skill-{i}")
+    hb.settle()
+    index = SkillIndex(hb.home)
+    first = index.scan()
+    assert index.files_parsed == 5
+    second = index.scan()
+    assert index.files_parsed == 0
+    assert all(a is b for a, b in zip(first.skills, second.skills, strict=True))
+
+    path = hb.home.skills_dir / "cat/skill-2/SKILL.md"
+    path.write_text(path.read_text().replace("Do the thing well", "Changed"))
+    os.utime(path, ns=(hb_settled(1), hb_settled(1)))
+    third = index.scan()
+    assert index.files_parsed == 1
+    assert third.get("skill-2").description == "Changed"
+    assert third.get("skill-1") is first.get("skill-1")
+
+    hb.skill("cat/skill-new")
+    (hb.home.skills_dir / "cat/skill-0/SKILL.md").unlink()
+    d = hb.home.skills_dir
+    for path in (d / "cat", d / "cat/skill-0", d / "cat/skill-new", d / "cat/skill-new/SKILL.md"):
+        os.utime(path, ns=(hb_settled(60), hb_settled(60)))  # later, as a real clock has it
+    fourth = index.scan()
+    assert sorted(fourth.by_name) == ["skill-1", "skill-2", "skill-3", "skill-4", "skill-new"]
+    assert index.files_parsed == 1
+
+
+def test_recently_written_files_are_checked_again(hb):
+    hb.skill("fresh")  # mtime now: inside the racy window
+    index = SkillIndex(hb.home)
+    index.scan()
+    index.scan()
+    assert index.files_parsed == 1
+
+
+def hb_settled(offset_s: int) -> int:
+    from hermes_test_home_builder import SETTLED_NS
+
+    return SETTLED_NS + offset_s * 1_000_000_000
+
+
+def test_a_watchers_changed_paths_are_trusted_to_be_the_only_changes(hb):
+    for name in ("a", "b"):
+        hb.skill(f"cat/{name}")
+    hb.settle()
+    index = SkillIndex(hb.home)
+    index.scan()
+    for name in ("a", "b"):
+        path = hb.home.skills_dir / f"cat/{name}/SKILL.md"
+        path.write_text(path.read_text().replace("Do the thing well", f"{name} changed"))
+        os.utime(path, ns=(hb_settled(5), hb_settled(5)))
+    hinted = index.scan(changed=[hb.home.skills_dir / "cat/a/SKILL.md"])
+    assert (hinted.get("a").description, hinted.get("b").description) == ("a changed", "Do the thing well")
+    assert index.files_parsed == 1
+    checked = index.scan()  # without a hint every file is checked again
+    assert checked.get("b").description == "b changed"
+    new_dir = hb.skill("cat/c")
+    assert "c" in index.scan(changed=[new_dir]).by_name
+
+
+def test_the_full_frontmatter_is_available_on_demand(hb):
+    hb.skill("x", extra="version: 2.0\nplatforms: [linux]")
+    skill = scan_skills(hb.home).get("x")
+    assert skill.frontmatter == {
+        "name": "x", "description": "Do the thing well", "version": 2.0, "platforms": ["linux"],
+    }

@@ -1,0 +1,125 @@
+"""``.usage.json``: reading, locked updates that keep what we do not know, timestamps."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from hermes_memory.fileio import LockTimeout, file_lock
+from hermes_memory.skills.usage import (
+    UsageError,
+    count_value,
+    empty_record,
+    has_learning_signal,
+    mutate_record,
+    read_usage,
+    record_timestamp,
+    to_epoch,
+    update_usage,
+)
+
+
+def test_a_missing_file_reads_as_empty(hb):
+    snapshot = read_usage(hb.home)
+    assert (snapshot.records, snapshot.exists, snapshot.error) == ({}, False, None)
+
+
+def test_non_dict_records_are_left_out_of_records_but_kept_on_write(hb):
+    hb.home.skills_usage_file.write_text('{"a": {"use_count": 2}, "_meta": [1, 2], "b": 3}')
+    assert read_usage(hb.home).records == {"a": {"use_count": 2}}
+
+    def bump(data):
+        data["a"]["use_count"] += 1
+
+    update_usage(hb.home, bump)
+    assert hb.home.skills_usage_file.read_text() == (
+        '{\n  "_meta": [\n    1,\n    2\n  ],\n  "a": {\n    "use_count": 3\n  },\n  "b": 3\n}'
+    )
+
+
+def test_unknown_fields_survive_and_output_matches_the_agents_format(hb):
+    hb.usage({"zeta": {"use_count": 1, "future_field": {"x": "ü"}}, "alpha": {"pinned": False}})
+    mutate_record(hb.home, "alpha", lambda record: record.update(pinned=True))
+    text = hb.home.skills_usage_file.read_text(encoding="utf-8")
+    assert text == json.dumps(
+        {"alpha": {"pinned": True}, "zeta": {"future_field": {"x": "ü"}, "use_count": 1}},
+        indent=2,
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    assert "ü" in text and not text.endswith("\n")
+
+
+@pytest.mark.parametrize(
+    "raw, fragment",
+    [
+        (b'{"a": {', "is not valid JSON"),
+        (b"[1, 2]", "does not hold a JSON object"),
+        (b'{"a": "\xff"}', "is not UTF-8 text"),
+    ],
+)
+def test_a_broken_file_is_reported_and_never_overwritten(hb, raw, fragment):
+    hb.home.skills_usage_file.write_bytes(raw)
+    snapshot = read_usage(hb.home)
+    assert snapshot.records == {} and snapshot.exists
+    assert fragment in snapshot.error
+    with pytest.raises(UsageError, match=fragment):
+        mutate_record(hb.home, "a", lambda record: record.update(pinned=True))
+    assert hb.home.skills_usage_file.read_bytes() == raw
+
+
+def test_an_update_that_changes_nothing_does_not_rewrite_the_file(hb):
+    hb.usage({"a": {"pinned": True}})
+    before = os.stat(hb.home.skills_usage_file)
+    update_usage(hb.home, lambda data: data["a"].update(pinned=True))
+    after = os.stat(hb.home.skills_usage_file)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_updates_wait_for_the_agents_lock_file(hb):
+    hb.usage({"a": {}})
+    assert not (hb.home.skills_dir / ".usage.json.lock").exists()
+    with file_lock(hb.home.skills_usage_file), pytest.raises(LockTimeout):
+        update_usage(hb.home, lambda data: data.update(b={}), timeout=0.05)
+    assert (hb.home.skills_dir / ".usage.json.lock").exists()
+    assert json.loads(hb.home.skills_usage_file.read_text()) == {"a": {}}
+
+
+def test_a_new_record_has_every_field_the_agent_writes(hb):
+    record = mutate_record(hb.home, "fresh", lambda r: None)
+    assert set(record) == set(empty_record())
+    assert record == {**empty_record(record["created_at"])}
+    assert to_epoch(record["created_at"]) is not None
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (None, None), (True, None), (12.7, 12), (5, 5), ("42", 42), ("42.9", 42), ("", None),
+        ("2026-07-01T10:00:00+00:00", 1782900000), ("2026-07-01T10:00:00Z", 1782900000),
+        ("2026-07-01T10:00:00", 1782900000), ("2026-07-01T12:00:00+02:00", 1782900000),
+        ("yesterday", None), ([], None),
+    ],
+)
+def test_to_epoch(value, expected):
+    assert to_epoch(value) == expected
+
+
+def test_record_timestamp_takes_the_first_present_field_not_the_latest():
+    assert record_timestamp({"last_used_at": "100", "last_viewed_at": "200"}) == 100
+    assert record_timestamp({"last_activity_at": 5, "created_at": 900}) == 5
+    assert record_timestamp({"last_used_at": 0, "created_at": "7"}) == 7  # 0 counts as missing
+    assert record_timestamp({"last_used_at": "garbage"}) is None
+    assert record_timestamp({}) is None
+
+
+def test_count_values_and_the_learning_signal():
+    assert [count_value(v) for v in (None, "3", 2.0, "x", True, [])] == [0, 3, 2, 0, 1, 0]
+    assert has_learning_signal("profile", {"created_by": "agent"})
+    assert has_learning_signal("profile", {"created_by": "learn"})
+    assert has_learning_signal("profile", {"use_count": 1})
+    assert not has_learning_signal("profile", {"created_by": "user", "use_count": 0})
+    assert not has_learning_signal("base", {"created_by": "agent", "use_count": 9})
+    assert not has_learning_signal("external", {"use_count": 9})

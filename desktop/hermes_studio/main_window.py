@@ -1,7 +1,10 @@
 """The main window: one open Hermes home, a tab per view, a status bar and the menus.
 
-For now both views are placeholders; the graph explorer and the memory editors replace
-them later. The window never reads Hermes files itself: that goes through the engine.
+The window owns the home's :class:`Workspace` (engine work off the UI thread, one writer,
+folder watching) and closes it when it closes. The "Memory" tab holds the two memory
+editors; the status bar always shows both stores' capacity meters. The learning graph is
+still a placeholder. The window never reads Hermes files itself: that goes through the
+engine.
 """
 
 from __future__ import annotations
@@ -9,12 +12,15 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
 from hermes_memory.home import HermesHome
 
 from . import __version__
+from .memory import MemoryEditors, StatusMeters
+from .memory.editor import StoreEditor
+from .workspace import Workspace
 
 APP_NAME = "Hermes Memory Studio"
 VIEWS = ("graph", "memory")
@@ -50,18 +56,16 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{APP_NAME} — {home.label}{suffix}")
         self.resize(*DEFAULT_SIZE)
 
+        self.workspace = Workspace(home)
+        self.workspace.sig_error.connect(self._show_error)
+
         self.tabs = QTabWidget(self)
         self.tabs.addTab(
             _placeholder(f"The learning graph of {home.label} will appear here."),
             "Learning graph",
         )
-        self.tabs.addTab(
-            _placeholder(
-                f"The memory entries of {home.label} (MEMORY.md and USER.md) "
-                "will appear here, with their character budgets."
-            ),
-            "Memory",
-        )
+        self.memory = MemoryEditors(self.workspace, self)
+        self.tabs.addTab(self.memory, "Memory")
         self.setCentralWidget(self.tabs)
         self.set_view(view)
 
@@ -70,8 +74,12 @@ class MainWindow(QMainWindow):
         self.home_label.setToolTip(str(home.path))
         self.home_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.statusBar().addWidget(self.home_label, 1)
+        self.meters = StatusMeters(self.workspace, self)
+        self.meters.sig_open.connect(self.open_memory)
+        self.statusBar().addPermanentWidget(self.meters)
 
         self._build_menus()
+        self.workspace.refresh_all()
 
     # --- views ------------------------------------------------------------------------
     def set_view(self, view: str) -> None:
@@ -82,6 +90,37 @@ class MainWindow(QMainWindow):
 
     def current_view(self) -> str:
         return VIEWS[self.tabs.currentIndex()]
+
+    def open_memory(self, target: str) -> StoreEditor:
+        """Show the editor of ``target`` (``memory`` or ``user``)."""
+        self.set_view("memory")
+        return self.memory.show_store(target)
+
+    def _show_error(self, message: str) -> None:
+        self.statusBar().showMessage(message, 15000)
+
+    # --- closing ----------------------------------------------------------------------
+    def confirm_discard(self, editors: list[StoreEditor]) -> bool:
+        """Ask before closing over unsaved edits; True means close anyway."""
+        names = " and ".join(editor.title_label.text() for editor in editors)
+        answer = QMessageBox.question(
+            self,
+            "Unsaved memory edits",
+            f"{names} {'has' if len(editors) == 1 else 'have'} unsaved edits. Close and "
+            "discard them? (Cancel, then Save, to keep them.)",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Discard
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        unsaved = self.memory.unsaved()
+        if unsaved and self.isVisible() and not self.confirm_discard(unsaved):
+            self.open_memory(unsaved[0].target)
+            event.ignore()
+            return
+        self.workspace.close()
+        super().closeEvent(event)
 
     # --- menus ------------------------------------------------------------------------
     def _build_menus(self) -> None:

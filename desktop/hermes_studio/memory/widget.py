@@ -1,0 +1,81 @@
+"""The Memory tab (both editors) and the compact pair of meters in the status bar."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
+
+from hermes_memory.memory.entries import FILE_NAMES, TARGETS
+from hermes_memory.memory.status import StoreStatus
+
+from ..workspace import Workspace
+from .editor import TITLES, StoreEditor
+from .meter import CapacityMeter
+
+SHORT_LABELS = {"memory": "Notes", "user": "Profile"}
+
+
+class MemoryEditors(QWidget):
+    """One editor per store, as tabs: "Agent notes" (MEMORY.md), "User profile" (USER.md)."""
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.workspace = workspace
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.editors: dict[str, StoreEditor] = {}
+        for target in TARGETS:
+            editor = StoreEditor(workspace, target, self)
+            editor.sig_dirty_changed.connect(lambda _dirty, t=target: self._update_title(t))
+            editor.sig_merge_shown.connect(lambda _proposal, t=target: self._update_title(t))
+            self.editors[target] = editor
+            self.tabs.addTab(editor, TITLES[target][0])
+            self.tabs.setTabToolTip(self.tabs.count() - 1, FILE_NAMES[target])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+    def show_store(self, target: str) -> StoreEditor:
+        editor = self.editors[target]
+        self.tabs.setCurrentWidget(editor)
+        return editor
+
+    def current_target(self) -> str:
+        return next(t for t, e in self.editors.items() if e is self.tabs.currentWidget())
+
+    def unsaved(self) -> list[StoreEditor]:
+        return [editor for editor in self.editors.values() if editor.has_unsaved_work()]
+
+    def _update_title(self, target: str) -> None:
+        editor = self.editors[target]
+        title = TITLES[target][0] + (" •" if editor.has_unsaved_work() else "")
+        self.tabs.setTabText(self.tabs.indexOf(editor), title)
+
+
+class StatusMeters(QWidget):
+    """Both stores' usage, always visible; a click opens that store's editor."""
+
+    sig_open = Signal(str)  # target
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.meters: dict[str, CapacityMeter] = {}
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 4, 0)
+        layout.setSpacing(12)
+        for target in TARGETS:
+            meter = CapacityMeter(SHORT_LABELS[target], compact=True, parent=self)
+            meter.sig_clicked.connect(lambda t=target: self.sig_open.emit(t))
+            self.meters[target] = meter
+            layout.addWidget(meter)
+        workspace.sig_store_status.connect(self._on_status)
+        for status in workspace.statuses.values():
+            self._on_status(status)
+
+    def _on_status(self, status: StoreStatus) -> None:
+        meter = self.meters.get(status.target)
+        if meter is not None:
+            meter.set_usage(
+                status.used, status.limit, enabled=status.enabled, error=status.error,
+                file_name=FILE_NAMES[status.target],
+            )

@@ -1,0 +1,59 @@
+"""The engine calls the memory editors make, packaged for the Workspace's threads.
+
+Each function returns a zero-argument callable for ``Workspace.write`` (the one writer
+thread); it builds a fresh :class:`MemoryStore`, so budgets and enabled flags are read from
+``config.yaml`` at the moment of the write, and returns the engine's payload dict.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+
+from hermes_memory.home import HermesHome
+from hermes_memory.memory.edits import (
+    DraftEntry,
+    MergeProposal,
+    apply_merge,
+    recreate_file,
+    save_draft,
+)
+from hermes_memory.memory.store import MemoryStore
+
+Work = Callable[[], dict]
+
+log = logging.getLogger(__name__)
+
+
+def _reported(work: Work) -> Work:
+    """Turn an engine bug into a refusal payload, so the editor always hears back."""
+
+    def run() -> dict:
+        try:
+            return work()
+        except Exception as exc:  # the editor must leave its busy state whatever happens
+            log.exception("memory editor write failed")
+            return {"success": False, "error": f"Unexpected error, nothing was saved: {exc}"}
+
+    return run
+
+
+def save_work(
+    home: HermesHome, target: str, base: Sequence[str], drafts: Sequence[DraftEntry]
+) -> Work:
+    base, drafts = tuple(base), tuple(drafts)
+    return _reported(lambda: save_draft(MemoryStore(home), target, base, drafts))
+
+
+def merge_work(home: HermesHome, proposal: MergeProposal, choices: Mapping[str, str]) -> Work:
+    choices = dict(choices)
+    return _reported(lambda: apply_merge(MemoryStore(home), proposal, choices))
+
+
+def recreate_work(home: HermesHome, target: str, drafts: Sequence[DraftEntry]) -> Work:
+    drafts = tuple(drafts)
+    return _reported(lambda: recreate_file(MemoryStore(home), target, drafts))
+
+
+def normalise_work(home: HermesHome, target: str) -> Work:
+    return _reported(lambda: MemoryStore(home).normalise_file(target))

@@ -1,0 +1,114 @@
+"""Capacity meters (bands, text, clicks) and the editors inside the main window."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from hermes_memory.fileio import atomic_write_text
+from hermes_memory.memory.entries import char_count, serialise_entries
+from hermes_studio.main_window import MainWindow
+from hermes_studio.memory.meter import CapacityMeter, percent, projection_text, usage_text
+from hermes_studio.memory.style import DARK_COLOURS, LIGHT_COLOURS, band
+
+
+@pytest.mark.parametrize(
+    ("used", "limit", "expected"),
+    [(0, 2200, "calm"), (1759, 2200, "calm"), (1760, 2200, "warning"), (2200, 2200, "warning"),
+     (2201, 2200, "over"), (5, 0, "over")],
+)
+def test_bands(used, limit, expected):
+    assert band(used, limit) == expected
+
+
+def test_meter_text_uses_the_engine_counts_and_shows_over_budget_percentages():
+    assert usage_text(2034, 2200) == "2,034 / 2,200 chars · 92%"
+    assert percent(56, 2200) == 2 and percent(2640, 2200) == 120
+    assert projection_text(2034, 2200) == "after save: 2,034 / 2,200"
+    assert LIGHT_COLOURS.over != LIGHT_COLOURS.calm and DARK_COLOURS.calm != LIGHT_COLOURS.calm
+
+
+def test_meter_projection_tooltip_and_click(qtbot):
+    meter = CapacityMeter("Notes", compact=True)
+    qtbot.addWidget(meter)
+    assert meter.text() == "Notes: …"
+    meter.set_usage(2300, 2200, file_name="MEMORY.md")
+    assert meter.band == "over" and meter.text() == "Notes 2,300/2,200 · 104%"
+    assert "Over budget by 100 characters" in meter.toolTip()
+    assert "Click to open the editor" in meter.toolTip()
+    meter.show()
+    qtbot.waitExposed(meter)
+    meter.grab()  # paints without error in every state
+    with qtbot.waitSignal(meter.sig_clicked, timeout=1000):
+        qtbot.mouseClick(meter, Qt.MouseButton.LeftButton, pos=QPoint(5, 5))
+
+    full = CapacityMeter("Agent notes")
+    qtbot.addWidget(full)
+    full.set_usage(1000, 2200)
+    full.set_projection(2034)
+    assert full.text() == "1,000 / 2,200 chars · 45%    after save: 2,034 / 2,200"
+    assert "After saving your edits: 2,034" in full.toolTip()
+    full.grab()
+
+
+@pytest.fixture
+def window(qtbot, home):
+    home.memory_file.write_text("alpha\n§\nbeta", encoding="utf-8")
+    home.user_file.write_text("Name: Dana", encoding="utf-8")
+    win = MainWindow(home, view="graph")
+    qtbot.addWidget(win)
+    qtbot.waitUntil(lambda: len(win.workspace.statuses) == 2, timeout=5000)
+    yield win
+    win.close()
+
+
+def test_memory_tab_holds_both_editors_and_the_status_bar_both_meters(window):
+    assert window.tabs.widget(1) is window.memory
+    assert [window.memory.tabs.tabText(i) for i in range(2)] == ["Agent notes", "User profile"]
+    meters = window.meters.meters
+    assert meters["memory"].text() == "Notes 12/2,200 · 0%"
+    assert meters["user"].text() == "Profile 10/1,375 · 0%"
+    assert window.memory.editors["memory"].document.texts() == ["alpha", "beta"]
+
+
+def test_status_bar_meters_follow_an_atomic_write_with_no_editor_open(qtbot, home, window):
+    assert window.current_view() == "graph"
+    entries = ["alpha", "beta", "gamma written by the agent"]
+    atomic_write_text(home.memory_file, serialise_entries(entries), ".mem_")
+    meter = window.meters.meters["memory"]
+    qtbot.waitUntil(lambda: meter.used == char_count(entries), timeout=3000)
+
+
+def test_clicking_a_meter_opens_its_editor(qtbot, window):
+    with qtbot.waitSignal(window.meters.sig_open, timeout=1000):
+        window.meters.meters["user"].sig_clicked.emit()
+    assert window.current_view() == "memory"
+    assert window.memory.current_target() == "user"
+    assert window.open_memory("memory") is window.memory.editors["memory"]
+
+
+def test_dirty_tab_title_and_closing_asks_before_discarding(qtbot, window, monkeypatch):
+    editor = window.memory.editors["memory"]
+    editor.document.set_text(editor.document.cards[0].uid, "alpha, edited")
+    assert window.memory.tabs.tabText(0) == "Agent notes •"
+    window.show()
+    qtbot.waitExposed(window)
+    asked = []
+    monkeypatch.setattr(window, "confirm_discard", lambda editors: asked.append(editors) or False)
+    window.close()
+    assert window.isVisible() and asked == [[editor]]
+    assert window.workspace.watching  # still open: the person chose to stay
+    monkeypatch.setattr(window, "confirm_discard", lambda editors: True)
+    window.close()
+    assert not window.isVisible() and not window.workspace.watching
+
+
+def test_closing_the_window_stops_the_workspace_threads(qtbot, home):
+    before = {t.name for t in threading.enumerate()}
+    win = MainWindow(home)
+    qtbot.addWidget(win)
+    qtbot.waitUntil(lambda: len(win.workspace.statuses) == 2, timeout=5000)
+    win.close()
+    assert {t.name for t in threading.enumerate()} <= before

@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "hermes_memory.providers.commands",
     "hermes_memory.skills.commands",
     "hermes_memory.learning.commands",
+    "hermes_memory.review.commands",
 )
 
 

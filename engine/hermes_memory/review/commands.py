@@ -1,0 +1,283 @@
+"""``hermes-memory review SESSION_ID [--propose|--apply]`` and
+``hermes-memory pending list|show|approve|reject``.
+
+A review proposes by default: nothing in the home changes until a person approves. Exit
+codes follow the CLI: 0 done, 1 the engine refused or the review failed, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+from datetime import datetime
+from typing import Any
+
+from ..cli import EXIT_OK, EXIT_REFUSED, CliContext
+from .pending import ALL, Decision, PendingError, PendingQueue
+from .proposals import MEMORY, Proposal
+from .runner import ReviewResult, run_review
+from .settings import load_review_settings
+from .toolbox import APPLY, PROPOSE
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    # Also accepted after the sub-command; the global --json still works before it.
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="machine-readable JSON output")  # fmt: skip
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    review = subparsers.add_parser(
+        "review", help="let the review model read a session and propose what to learn from it"
+    )
+    review.add_argument("session_id", metavar="SESSION_ID", help="a session id (or exact title)")
+    mode = review.add_mutually_exclusive_group()
+    mode.add_argument("--propose", dest="mode", action="store_const", const=PROPOSE,
+                      help="queue the changes for approval (the default)")  # fmt: skip
+    mode.add_argument("--apply", dest="mode", action="store_const", const=APPLY,
+                      help="write the changes directly, as the agent's own review does")  # fmt: skip
+    review.set_defaults(mode=PROPOSE)
+    review.add_argument("--scope", choices=("both", "memory", "skills"), default="both",
+                        help="what to review (default: both)")  # fmt: skip
+    review.add_argument("--focus", metavar="TEXT", help="what this review should look at first")
+    review.add_argument("--max-rounds", type=_positive_int, metavar="N",
+                        help="model turns at most (default from config.yaml, else 16)")  # fmt: skip
+    review.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
+                        help="per model call (default from config.yaml, else 120)")  # fmt: skip
+    _json_flag(review)
+    review.set_defaults(handler=cmd_review)
+
+    pending = subparsers.add_parser("pending", help="changes proposed by reviews, awaiting you")
+    actions = pending.add_subparsers(dest="pending_command", metavar="ACTION")
+    actions.required = True
+    listing = actions.add_parser("list", help="every proposal waiting for a decision")
+    _json_flag(listing)
+    listing.set_defaults(handler=cmd_list)
+    show = actions.add_parser("show", help="one proposal in full, with its before and after")
+    show.add_argument("proposal_id", metavar="ID")
+    _json_flag(show)
+    show.set_defaults(handler=cmd_show)
+    for name, handler, text in (
+        ("approve", cmd_approve, "apply a proposal through the engine ('all' for every one)"),
+        ("reject", cmd_reject, "drop a proposal without changing anything ('all' for every one)"),
+    ):
+        command = actions.add_parser(name, help=text)
+        command.add_argument("proposal_id", metavar="ID|all")
+        _json_flag(command)
+        command.set_defaults(handler=handler)
+
+
+# --- helpers -----------------------------------------------------------------------------
+def _one_line(text: Any, width: int = 100) -> str:
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _when(iso: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+def _where(proposal: Proposal) -> str:
+    return {"memory": "MEMORY.md", "user": "USER.md"}.get(proposal.target, proposal.target) \
+        if proposal.kind == MEMORY else proposal.label  # fmt: skip
+
+
+# --- review ------------------------------------------------------------------------------
+def cmd_review(args: argparse.Namespace, ctx: CliContext) -> int:
+    ctx.home.require()
+    settings = load_review_settings(ctx.home)
+    overrides = {}
+    if args.max_rounds:
+        overrides["max_rounds"] = args.max_rounds
+    if args.timeout:
+        overrides["timeout"] = args.timeout
+    if overrides:
+        settings = dataclasses.replace(settings, **overrides)
+    result = run_review(
+        ctx.home,
+        args.session_id,
+        mode=args.mode,
+        settings=settings,
+        review_memory=args.scope in ("both", "memory"),
+        review_skills=args.scope in ("both", "skills"),
+        focus=args.focus,
+    )
+    refused_writes = any(not outcome["success"] for outcome in result.applied)
+    code = EXIT_OK if result.ok and not refused_writes else EXIT_REFUSED
+    if ctx.json:
+        ctx.print_json(result.as_dict())
+        return code
+    if not result.ok:
+        return ctx.error(f"review of session {result.session_id} failed: {result.error}")
+    _print_review(ctx, result)
+    return code
+
+
+def _print_review(ctx: CliContext, result: ReviewResult) -> None:
+    stop = {"finished": "finished", "max-rounds": "stopped at the round limit",
+            "token-budget": "stopped at the token budget"}.get(result.stopped, result.stopped)  # fmt: skip
+    digest = result.digest
+    ctx.print(
+        f"Reviewed session {result.session_id} with {result.model}: {result.rounds} "
+        f"round{'s' if result.rounds != 1 else ''}, {stop}."
+    )
+    if digest.get("summarised"):
+        ctx.print(f"Replayed {digest['verbatim']} recent messages in full and "
+                  f"{digest['summarised']} older ones as a digest.")  # fmt: skip
+    if result.mode == PROPOSE and result.queued:
+        ctx.print(f"Proposed {len(result.queued)} change(s), waiting for your approval:")
+        for proposal in result.proposals:
+            ctx.print(f"  {proposal.id}  {proposal.summary}")
+        ctx.print("Review them with: hermes-memory pending show ID; then "
+                  "hermes-memory pending approve ID|all (or reject).")  # fmt: skip
+    elif result.applied:
+        done = sum(1 for outcome in result.applied if outcome["success"])
+        ctx.print(f"Applied {done} of {len(result.applied)} change(s):")
+        for outcome in result.applied:
+            state = "ok   " if outcome["success"] else ("STALE" if outcome.get("stale") else "REFUSED")
+            ctx.print(f"  {state}  {outcome['summary']}: {_one_line(outcome['message'], 120)}")
+    else:
+        ctx.print("Nothing to change.")
+    for name in dict.fromkeys(result.refused_tools):
+        ctx.print(f"Refused a call to '{name}': not a review tool.")
+    for action in result.denied:
+        ctx.print(f"Auto-denied: skill_manage {action}.")
+    if result.final_text:
+        ctx.print(f"Model: {_one_line(result.final_text, 300)}")
+
+
+# --- pending -----------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
+    ctx.home.require()
+    queue = PendingQueue(ctx.home)
+    listing = queue.list()
+    rows = [(p, queue.staleness(p)) for p in listing.proposals]
+    if ctx.json:
+        ctx.print_json({
+            "proposals": [{**p.to_record(), "stale": stale} for p, stale in rows],
+            "problems": listing.problems,
+        })  # fmt: skip
+        return EXIT_REFUSED if listing.problems else EXIT_OK
+    for problem in listing.problems:
+        ctx.error(problem)
+    if not rows:
+        ctx.print("No pending proposals.")
+        return EXIT_REFUSED if listing.problems else EXIT_OK
+    ctx.print(f"{len(rows)} proposal(s) waiting:")
+    for proposal, stale in rows:
+        ctx.print(
+            f"  {proposal.id}  {_when(proposal.created_at)}  session {proposal.session_id}  "
+            f"{_one_line(proposal.summary, 90)}"
+        )
+        if proposal.depends_on:
+            ctx.print(f"      builds on: {', '.join(proposal.depends_on)}")
+        if stale:
+            ctx.print(f"      STALE: {stale} (approving will be refused; reject it)")
+    ctx.print("Show one with: hermes-memory pending show ID; decide with approve/reject ID|all.")
+    return EXIT_REFUSED if listing.problems else EXIT_OK
+
+
+def _text_lines(text: Any) -> list[str]:
+    return [] if text is None else str(text).splitlines(keepends=True)
+
+
+def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
+    ctx.home.require()
+    queue = PendingQueue(ctx.home)
+    try:
+        proposal = queue.get(args.proposal_id)
+    except PendingError as exc:
+        return ctx.error(str(exc))
+    stale = queue.staleness(proposal)
+    if ctx.json:
+        ctx.print_json({**proposal.to_record(), "stale": stale})
+        return EXIT_OK
+    ctx.print(f"Proposal {proposal.id}: {proposal.operation} {_where(proposal)}")
+    ctx.print(f"From session {proposal.session_id}, {_when(proposal.created_at)}"
+              f" (review {proposal.review_id})")  # fmt: skip
+    if proposal.depends_on:
+        ctx.print(f"Builds on: {', '.join(proposal.depends_on)} (approve those first)")
+    if stale:
+        ctx.print(f"STALE: {stale}")
+    ctx.print()
+    if proposal.kind == MEMORY:
+        for entry in proposal.before:
+            ctx.print("- " + entry.replace("\n", "\n  "))
+        for entry in proposal.after:
+            ctx.print("+ " + entry.replace("\n", "\n  "))
+        return EXIT_OK
+    name = proposal.file or "SKILL.md"
+    diff = difflib.unified_diff(
+        _text_lines(proposal.before), _text_lines(proposal.after),
+        fromfile=f"a/{proposal.target}/{name}" if proposal.before is not None else "/dev/null",
+        tofile=f"b/{proposal.target}/{name}",
+    )  # fmt: skip
+    for line in diff:
+        ctx.print(line.rstrip("\n"))
+    return EXIT_OK
+
+
+def _decide(args: argparse.Namespace, ctx: CliContext, approve: bool) -> int:
+    ctx.home.require()
+    queue = PendingQueue(ctx.home)
+    try:
+        if args.proposal_id == ALL:
+            decisions = queue.decide_all(approve)
+        else:
+            decisions = [queue.decide(args.proposal_id, approve)]
+    except PendingError as exc:
+        if ctx.json:
+            ctx.print_json({"decisions": [], "error": str(exc)})
+            return EXIT_REFUSED
+        return ctx.error(str(exc))
+    failed = any(not d.ok for d in decisions)
+    if ctx.json:
+        ctx.print_json({"decisions": [d.as_dict() for d in decisions]})
+        return EXIT_REFUSED if failed else EXIT_OK
+    if not decisions:
+        ctx.print("No pending proposals.")
+    for decision in decisions:
+        _print_decision(ctx, decision)
+    return EXIT_REFUSED if failed else EXIT_OK
+
+
+def _print_decision(ctx: CliContext, decision: Decision) -> None:
+    what = decision.proposal.summary if decision.proposal else decision.id
+    if decision.ok:
+        ctx.print(f"{decision.decision} {decision.id} ({_one_line(what, 80)}): {decision.message}")
+    else:
+        label = "stale" if decision.stale else "refused"
+        print(f"hermes-memory: {label}, not {decision.decision}: {decision.id} "
+              f"({_one_line(what, 80)}): {decision.message}", file=ctx.stderr)  # fmt: skip
+
+
+def cmd_approve(args: argparse.Namespace, ctx: CliContext) -> int:
+    return _decide(args, ctx, approve=True)
+
+
+def cmd_reject(args: argparse.Namespace, ctx: CliContext) -> int:
+    return _decide(args, ctx, approve=False)

@@ -1,0 +1,187 @@
+"""Memory changes during a review: planned with the real tool, written only on commit.
+
+:class:`PlanningMemoryStore` is a :class:`MemoryStore` whose one write path,
+:meth:`~MemoryStore.mutate`, works on an in-memory copy instead of the file. The review's
+``memory`` tool calls therefore go through the engine's own dispatcher and store logic
+(validation, scanner, matching, budgets, messages), and each change that would have been
+written is handed to a callback as ``(target, removed_entries, added_entries)``.
+
+:func:`commit_memory_change` writes such a change later (at the end of an apply-mode run,
+or when a person approves a proposal) through the store's lock-reload-write cycle, and
+refuses as stale when an entry it rewrites or removes is no longer in the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..config import MemoryConfig
+from ..home import HermesHome
+from ..memory import entries as fmt
+from ..memory.store import (
+    MAX_CONSOLIDATION_FAILURES_PER_TURN,
+    MemoryStore,
+    StoreReadError,
+    StoreRefusal,
+    content_problem,
+    detect_drift,
+    read_store_file,
+)
+
+#: ``(target, removed, added) -> extra payload fields`` (e.g. the pending id)
+ChangeCallback = Callable[[str, list[str], list[str]], dict[str, Any]]
+
+
+class PlanningMemoryStore(MemoryStore):
+    """The stores of one home as a review sees them: the files plus its own planned edits."""
+
+    def __init__(
+        self,
+        home: HermesHome,
+        on_change: ChangeCallback,
+        config: MemoryConfig | None = None,
+        *,
+        note: str = "",
+    ):
+        super().__init__(home, config)
+        self._on_change = on_change
+        self._planned: dict[str, list[str]] = {}
+        self._failures = 0
+        self._note = note
+
+    def read_entries(self, target: str) -> list[str]:
+        """The entries with this review's planned changes applied (never written)."""
+        if target in self._planned:
+            return list(self._planned[target])
+        return read_store_file(self.path(target)).entries
+
+    def planned_entries(self, target: str) -> list[str]:
+        return self.read_entries(target)
+
+    def mutate(
+        self,
+        target: str,
+        change: Callable[[list[str]], tuple[list[str], str]],
+        *,
+        drift_guard: bool = True,
+    ) -> dict:
+        """Run ``change`` on the planned entries and report it; the file is not touched."""
+        if not self.enabled(target):
+            setting = "memory_enabled" if target == "memory" else "user_profile_enabled"
+            return {
+                "success": False,
+                "error": f"The {fmt.FILE_NAMES[target]} store is disabled in config.yaml "
+                f"(memory.{setting}: false), so it cannot be written.",
+            }
+        try:
+            on_disk = read_store_file(self.path(target))
+        except StoreReadError as exc:
+            return {"success": False, "error": str(exc)}
+        if drift_guard and detect_drift(on_disk, self.limit(target)):
+            # The real store would back the file up here; a review never writes, it refuses.
+            return {
+                "success": False,
+                "error": f"{fmt.FILE_NAMES[target]} on disk has content that would not survive "
+                "a rewrite by the memory tool (a manual edit or a shell append?). A person has "
+                "to tidy it first; leave this store unchanged in this review.",
+            }
+        base = self._planned.get(target, on_disk.entries)
+        working = list(base)
+        try:
+            new_entries, message = change(working)
+        except StoreRefusal as refusal:
+            if refusal.counts_as_failure:
+                return self._count(refusal.payload)
+            return refusal.payload
+        extra: dict[str, Any] = {}
+        planned = False
+        if new_entries is not working:
+            new_entries = fmt.dedupe(new_entries)
+            kept = set(new_entries)
+            old = set(base)
+            removed = [entry for entry in base if entry not in kept]
+            added = [entry for entry in new_entries if entry not in old]
+            if removed or added:
+                self._planned[target] = new_entries
+                extra = self._on_change(target, removed, added) or {}
+                planned = True
+        else:
+            new_entries = base
+        self._failures = 0
+        payload = {
+            "success": True,
+            "done": True,
+            "target": target,
+            "usage": fmt.usage_summary(fmt.char_count(new_entries), self.limit(target)),
+            "entry_count": len(new_entries),
+            "message": message,
+        }
+        if self._note and planned:
+            payload["note"] = self._note
+        payload.update(extra)
+        return payload
+
+    def _count(self, payload: dict) -> dict:
+        """The per-turn consolidation cap (spec §2.6); the whole review is one turn."""
+        self._failures += 1
+        if self._failures > MAX_CONSOLIDATION_FAILURES_PER_TURN:
+            return {
+                "success": False,
+                "done": True,
+                "error": f"Memory consolidation failed {self._failures} times in this review. "
+                "Stop calling the memory tool; leave memory as it is.",
+            }
+        return payload
+
+
+def commit_memory_change(
+    home: HermesHome, target: str, before: Sequence[str], after: Sequence[str]
+) -> dict:
+    """Write ``after`` in place of the ``before`` entries, atomically under the store lock.
+
+    Returns the store's payload; a refusal because a ``before`` entry is gone carries
+    ``"stale": True``. An add (``before == []``) appends, and skips an entry that is
+    already there, as the memory tool does.
+    """
+    for entry in after:
+        problem = content_problem(entry)
+        if problem:
+            return {"success": False, "error": problem}
+    store = MemoryStore(home)
+    limit = store.limit(target)
+    pinned = list(before)
+    pinned_set = set(pinned)
+
+    def change(entries: list[str]) -> tuple[list[str], str]:
+        missing = [entry for entry in pinned if entry not in entries]
+        if missing:
+            raise StoreRefusal({
+                "success": False,
+                "stale": True,
+                "error": f"stale: {fmt.FILE_NAMES[target]} no longer has the entry "
+                f"'{fmt.preview(missing[0], 60)}' that this change rewrites; nothing was "
+                "written. Reject it, or run the review again.",
+            })  # fmt: skip
+        first = min((entries.index(entry) for entry in pinned), default=len(entries))
+        kept_before = [e for e in entries[:first] if e not in pinned_set]
+        kept_after = [e for e in entries[first:] if e not in pinned_set]
+        kept = set(kept_before) | set(kept_after)
+        new = fmt.dedupe(kept_before + [e for e in after if e not in kept] + kept_after)
+        if new == entries:
+            return entries, "No change: the file already has this."
+        used = fmt.char_count(new)
+        if used > limit:
+            raise StoreRefusal({
+                "success": False,
+                "error": f"{fmt.FILE_NAMES[target]} would be at {used:,}/{limit:,} chars, over "
+                "its budget; nothing was written. Free some room first (remove or shorten "
+                "entries), then approve again.",
+            })  # fmt: skip
+        if not pinned:
+            return new, "Entry added." if len(after) == 1 else "Entries added."
+        if not after:
+            return new, "Entry removed." if len(pinned) == 1 else "Entries removed."
+        return new, "Entry replaced." if len(pinned) == len(after) == 1 else "Entries updated."
+
+    return store.mutate(target, change, drift_guard=bool(pinned))

@@ -50,6 +50,7 @@ from ..skills.usage import (
 )
 from .edges import SkillMatcher, skill_edges
 from .memory_cards import MemoryCard, memory_cards
+from .memory_dates import history_key, memory_dates
 
 
 @dataclass(slots=True)
@@ -192,6 +193,8 @@ class GraphBuilder:
         self._part: _SkillPart | None = None
         self._matcher: SkillMatcher | None = None
         self._card_edges: dict[str, list[str]] = {}
+        self._dates_key: tuple | None = None
+        self._dates: Mapping[str, float] = {}
 
     def build(
         self,
@@ -204,7 +207,17 @@ class GraphBuilder:
         last build: everything else is taken from the cache without touching the disk
         (see :meth:`SkillIndex.scan`). Leave it out to check every file."""
         with self._lock, gc_paused():
+            if memory_timestamps is None:
+                memory_timestamps = self._history_dates()
             return self._build(include_all, memory_timestamps, changed)
+
+    def _history_dates(self) -> Mapping[str, float]:
+        """Card dates from session history, re-read only when it or a memory file changed."""
+        key = history_key(self.home)
+        if key != self._dates_key:
+            self._dates = memory_dates(self.home)
+            self._dates_key = key
+        return self._dates
 
     # --- inputs -------------------------------------------------------------------------
     def _read_usage(self) -> UsageSnapshot:

@@ -59,6 +59,35 @@ class CliContext:
         return sys.stdin.read() if value == "-" else value
 
 
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a number greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    """Accept ``--json`` after a sub-command too; it sets the same flag as the global one."""
+    parser.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable JSON output"
+    )
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # usage errors exit 2 with a hint, as argparse does
         self.print_usage(sys.stderr)

@@ -191,6 +191,17 @@ class MemoryStore:
     def enabled(self, target: str) -> bool:
         return self.config.enabled_for(target)
 
+    def disabled_refusal(self, target: str) -> dict | None:
+        """The refusal for writing a store that config.yaml disables, or ``None``."""
+        if self.enabled(target):
+            return None
+        setting = "memory_enabled" if target == "memory" else "user_profile_enabled"
+        return {
+            "success": False,
+            "error": f"The {fmt.FILE_NAMES[target]} store is disabled in config.yaml "
+            f"(memory.{setting}: false), so it cannot be written.",
+        }
+
     def entries(self, target: str) -> list[str]:
         """The live entries as of the last read or write by this store."""
         return list(self.memory_entries if target == "memory" else self.user_entries)
@@ -307,13 +318,9 @@ class MemoryStore:
         written canonically; the payload is the memory tool's success or error dict.
         Callers check content (:func:`content_problem`) and budgets inside ``change``.
         """
-        if not self.enabled(target):
-            setting = "memory_enabled" if target == "memory" else "user_profile_enabled"
-            return {
-                "success": False,
-                "error": f"The {fmt.FILE_NAMES[target]} store is disabled in config.yaml "
-                f"(memory.{setting}: false), so it cannot be written.",
-            }
+        refusal = self.disabled_refusal(target)
+        if refusal:
+            return refusal
         if not self.home.path.is_dir():
             return {
                 "success": False,

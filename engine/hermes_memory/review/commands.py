@@ -13,38 +13,12 @@ import difflib
 from datetime import datetime
 from typing import Any
 
-from ..cli import EXIT_OK, EXIT_REFUSED, CliContext
+from ..cli import EXIT_OK, EXIT_REFUSED, CliContext, add_json_flag, positive_float, positive_int
 from .pending import ALL, Decision, PendingError, PendingQueue
 from .proposals import MEMORY, Proposal
 from .runner import ReviewResult, run_review
 from .settings import load_review_settings
 from .toolbox import APPLY, PROPOSE
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
-
-
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    # Also accepted after the sub-command; the global --json still works before it.
-    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                        help="machine-readable JSON output")  # fmt: skip
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,22 +35,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     review.add_argument("--scope", choices=("both", "memory", "skills"), default="both",
                         help="what to review (default: both)")  # fmt: skip
     review.add_argument("--focus", metavar="TEXT", help="what this review should look at first")
-    review.add_argument("--max-rounds", type=_positive_int, metavar="N",
+    review.add_argument("--max-rounds", type=positive_int, metavar="N",
                         help="model turns at most (default from config.yaml, else 16)")  # fmt: skip
-    review.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
+    review.add_argument("--timeout", type=positive_float, metavar="SECONDS",
                         help="per model call (default from config.yaml, else 120)")  # fmt: skip
-    _json_flag(review)
+    add_json_flag(review)
     review.set_defaults(handler=cmd_review)
 
     pending = subparsers.add_parser("pending", help="changes proposed by reviews, awaiting you")
     actions = pending.add_subparsers(dest="pending_command", metavar="ACTION")
     actions.required = True
     listing = actions.add_parser("list", help="every proposal waiting for a decision")
-    _json_flag(listing)
+    add_json_flag(listing)
     listing.set_defaults(handler=cmd_list)
     show = actions.add_parser("show", help="one proposal in full, with its before and after")
     show.add_argument("proposal_id", metavar="ID")
-    _json_flag(show)
+    add_json_flag(show)
     show.set_defaults(handler=cmd_show)
     for name, handler, text in (
         ("approve", cmd_approve, "apply a proposal through the engine ('all' for every one)"),
@@ -84,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ):
         command = actions.add_parser(name, help=text)
         command.add_argument("proposal_id", metavar="ID|all")
-        _json_flag(command)
+        add_json_flag(command)
         command.set_defaults(handler=handler)
 
 

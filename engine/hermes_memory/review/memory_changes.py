@@ -67,13 +67,9 @@ class PlanningMemoryStore(MemoryStore):
         drift_guard: bool = True,
     ) -> dict:
         """Run ``change`` on the planned entries and report it; the file is not touched."""
-        if not self.enabled(target):
-            setting = "memory_enabled" if target == "memory" else "user_profile_enabled"
-            return {
-                "success": False,
-                "error": f"The {fmt.FILE_NAMES[target]} store is disabled in config.yaml "
-                f"(memory.{setting}: false), so it cannot be written.",
-            }
+        refusal = self.disabled_refusal(target)
+        if refusal:
+            return refusal
         try:
             on_disk = read_store_file(self.path(target))
         except StoreReadError as exc:

@@ -10,7 +10,7 @@ import argparse
 from datetime import datetime
 from typing import Any
 
-from ..cli import EXIT_OK, EXIT_REFUSED, CliContext
+from ..cli import EXIT_OK, EXIT_REFUSED, CliContext, add_json_flag, positive_int
 from ..memory.entries import parse_entries
 from .errors import SessionStoreError
 from .provenance import memory_provenance
@@ -20,20 +20,8 @@ from .store import SessionStore
 PREVIEW_CHARS = 100
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    # Also accepted after the sub-command; the global --json still works before it.
-    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                        help="machine-readable JSON output")  # fmt: skip
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,26 +35,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="only these roles (user, assistant, tool); repeat or comma-separate")
     search.add_argument("--source", action="append", metavar="S",
                         help="only sessions from these sources (cli, telegram, cron...)")
-    search.add_argument("--limit", type=_positive, default=20, metavar="N")  # fmt: skip
-    _json_flag(search)
+    search.add_argument("--limit", type=positive_int, default=20, metavar="N")  # fmt: skip
+    add_json_flag(search)
     search.set_defaults(handler=cmd_search)
 
     listing = commands.add_parser(
         "list", aliases=["browse"], help="recent sessions, most recently active first"
     )
-    listing.add_argument("--limit", type=_positive, default=20, metavar="N")
-    _json_flag(listing)
+    listing.add_argument("--limit", type=positive_int, default=20, metavar="N")
+    add_json_flag(listing)
     listing.set_defaults(handler=cmd_list)
 
     show = commands.add_parser("show", help="one session's messages")
     show.add_argument("session_id", metavar="ID")
-    _json_flag(show)
+    add_json_flag(show)
     show.set_defaults(handler=cmd_show)
 
     provenance = commands.add_parser(
         "provenance", help="when the agent first wrote and last changed each memory entry"
     )
-    _json_flag(provenance)
+    add_json_flag(provenance)
     provenance.set_defaults(handler=cmd_provenance)
 
 

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean xvfb-packages xvfb-deps
 
 # (Re)install when the project's dependency list changes.
 $(STAMP): pyproject.toml
@@ -28,3 +28,16 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+
+# System packages for the Xvfb smoke test (a real hermes-studio window under xvfb-run,
+# tests/desktop/graph/test_smoke_xvfb.py): Xvfb itself and the xcb libraries Qt's xcb
+# platform plugin loads. .ci/run installs them; `sudo make xvfb-deps` on a Debian machine.
+XVFB_PACKAGES := xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 \
+	libxcb-xkb1 libxkbcommon-x11-0 libxcb-cursor0 libxcb-shape0 libxcb-randr0 \
+	libxcb-xfixes0 libxcb-sync1 libxcb-shm0 libxcb-render0 libxcb-util1 libx11-xcb1
+
+xvfb-packages:
+	@echo $(XVFB_PACKAGES)
+
+xvfb-deps:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(XVFB_PACKAGES)

@@ -15,9 +15,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
-from hermes_memory.home import HermesHome
+from hermes_memory.home import HermesHome, HomeError
 
 from . import __version__
+from .graph import GraphPanel
+from .graph.homes import HomeSwitcher, RecentHomes
 from .memory import MemoryEditors, StatusMeters
 from .memory.editor import StoreEditor
 from .workspace import Workspace
@@ -60,10 +62,13 @@ class MainWindow(QMainWindow):
         self.workspace.sig_error.connect(self._show_error)
 
         self.tabs = QTabWidget(self)
-        self.tabs.addTab(
-            _placeholder(f"The learning graph of {home.label} will appear here."),
-            "Learning graph",
+        self.graph = GraphPanel(self.workspace, self)
+        self.tabs.addTab(self.graph, "Learning graph")
+        self.home_switcher = HomeSwitcher(
+            home, self.open_home, demo=demo, open_demo=self._open_demo_home, parent=self
         )
+        self.tabs.setCornerWidget(self.home_switcher, Qt.Corner.TopRightCorner)
+        RecentHomes().add(home, demo=demo)
         self.memory = MemoryEditors(self.workspace, self)
         self.tabs.addTab(self.memory, "Memory")
         self.setCentralWidget(self.tabs)
@@ -119,8 +124,37 @@ class MainWindow(QMainWindow):
             self.open_memory(unsaved[0].target)
             event.ignore()
             return
+        self.graph.close_panel()
         self.workspace.close()
         super().closeEvent(event)
+
+    def grab(self, *args):  # noqa: D102 - a screenshot waits for the graph's first layout
+        self.graph.wait_ready(5000)
+        return super().grab(*args)
+
+    # --- switching homes --------------------------------------------------------------
+    def open_home(self, home: HermesHome, demo: bool = False) -> MainWindow | None:
+        """Replace this window with one on ``home``; None if this one refused to close."""
+        try:
+            home.require()
+        except HomeError as exc:
+            QMessageBox.warning(self, "Cannot open that home", str(exc))
+            return None
+        window = MainWindow(home, view=self.current_view(), demo=demo)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        window.show()  # before closing this one, so the application does not quit
+        if not self.close():
+            window.close()
+            return None
+        return window
+
+    def _open_demo_home(self) -> None:
+        from .app import StartupError, demo_home_copy  # the app imports this module
+
+        try:
+            self.open_home(HermesHome.resolve(demo_home_copy()), demo=True)
+        except StartupError as exc:
+            QMessageBox.warning(self, "Cannot open the demo home", str(exc))
 
     # --- menus ------------------------------------------------------------------------
     def _build_menus(self) -> None:

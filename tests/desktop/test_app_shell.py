@@ -75,7 +75,7 @@ def test_window_title_and_status_bar_show_the_home(qtbot, home):
         "Learning graph",
         "Memory",
     ]
-    assert str(home.path) in window.tabs.widget(0).text()
+    assert str(home.path) in window.graph.loading_label.text()
 
 
 def test_window_has_file_quit_and_help_about(qtbot, home):

@@ -1,0 +1,318 @@
+"""The details pane beside the graph, and the editor dialog for a skill or a memory entry.
+
+The pane shows what the payload knows at once (counts, dates, relations) and the full
+text once the Workspace has read it (``node_detail``); it asks for actions through
+signals and never writes anything itself.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .actions import memory_problem, skill_body, skill_problem
+from .model import format_date, source_label
+
+
+def _label(text: str = "", *, wrap: bool = True, selectable: bool = True) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(wrap)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _when(value: Any) -> str:
+    return format_date(value) if isinstance(value, int | float) else "never"
+
+
+class DetailsPane(QWidget):
+    sig_pin = Signal(str, bool)  # node id, pinned
+    sig_edit = Signal(str)
+    sig_archive = Signal(str)
+    sig_delete = Signal(str)
+    sig_open_node = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("detailsPane")
+        self.setMinimumWidth(300)
+        self.node: dict[str, Any] | None = None
+        self.detail: dict[str, Any] | None = None
+        self.stack = QStackedWidget(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(10, 8, 10, 8)
+        outer.addWidget(self.stack)
+
+        self.hint = QLabel(
+            "Select a node to see what the agent learned.<br><br>● skill &nbsp; ◆ memory card"
+            "<br><br>Click a node, or use the arrow keys; Enter opens it, Esc clears."
+        )
+        self.hint.setWordWrap(True)
+        self.hint.setTextFormat(Qt.TextFormat.RichText)
+        self.hint.setObjectName("detailsHint")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.hint.linkActivated.connect(self._related_clicked)
+        self.stack.addWidget(self.hint)
+
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.title = _label()
+        title_font = QFont(self.title.font())
+        title_font.setPointSizeF(title_font.pointSizeF() * 1.3)
+        title_font.setBold(True)
+        self.title.setFont(title_font)
+        self.badges = _label()
+        self.badges.setObjectName("detailsBadges")
+        layout.addWidget(self.title)
+        layout.addWidget(self.badges)
+
+        buttons = QHBoxLayout()
+        self.pin_button = QPushButton("Pin")
+        self.pin_button.setToolTip("Pinned skills are never archived or deleted automatically")
+        self.edit_button = QPushButton("Edit…")
+        self.archive_button = QPushButton("Archive…")
+        self.delete_button = QPushButton("Delete…")
+        for button in (self.pin_button, self.edit_button, self.archive_button, self.delete_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.pin_button.clicked.connect(self._pin_clicked)
+        self.edit_button.clicked.connect(lambda: self._emit(self.sig_edit))
+        self.archive_button.clicked.connect(lambda: self._emit(self.sig_archive))
+        self.delete_button.clicked.connect(lambda: self._emit(self.sig_delete))
+
+        self.form = QFormLayout()
+        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.fields: dict[str, QLabel] = {}
+        for key in ("Category", "Source", "Directory", "Created by", "Learned", "Uses", "Views",
+                    "Patches", "File", "Fingerprint", "Written"):
+            value = _label()
+            self.fields[key] = value
+            self.form.addRow(key, value)
+        layout.addLayout(self.form)
+
+        self.related_title = _label("Related", selectable=False)
+        bold = QFont(self.related_title.font())
+        bold.setBold(True)
+        self.related_title.setFont(bold)
+        self.related = QLabel()
+        self.related.setWordWrap(True)
+        self.related.setTextFormat(Qt.TextFormat.RichText)
+        self.related.linkActivated.connect(self._related_clicked)
+        layout.addWidget(self.related_title)
+        layout.addWidget(self.related)
+
+        self.readonly_note = _label()
+        self.readonly_note.setObjectName("readOnlyNote")
+        layout.addWidget(self.readonly_note)
+
+        rule = QFrame()
+        rule.setFrameShape(QFrame.Shape.HLine)
+        layout.addWidget(rule)
+        self.body = QTextBrowser()
+        self.body.setOpenExternalLinks(True)
+        self.body.setObjectName("detailsBody")
+        layout.addWidget(self.body, 1)
+        self.stack.addWidget(page)
+        self.page = page
+        self.clear()
+
+    # --- content ---------------------------------------------------------------------------
+    def set_overview(self, text: str) -> None:
+        """The summary shown while nothing is selected (rich text; ``node:`` links open nodes)."""
+        self.hint.setText(text)
+
+    def clear(self) -> None:
+        self.node = None
+        self.detail = None
+        self.stack.setCurrentWidget(self.hint)
+
+    def node_id(self) -> str | None:
+        return None if self.node is None else str(self.node.get("id"))
+
+    def show_node(self, node: dict[str, Any], neighbours: list[tuple[str, str]], time: float | None) -> None:
+        """Show what the payload says about ``node``; the text follows in :meth:`show_detail`."""
+        same = self.node_id() == str(node.get("id"))
+        self.node = node
+        if not same:
+            self.detail = None
+        memory = node.get("kind") == "memory"
+        self.title.setText(str(node.get("label") or node.get("id")))
+        badges = [source_label(node)]
+        if not memory:
+            badges.insert(0, str(node.get("category")))
+            if node.get("pinned"):
+                badges.append("pinned")
+            if node.get("state") not in (None, "active"):
+                badges.append(str(node.get("state")))
+        self.badges.setText(" · ".join(badges))
+        values = {
+            "Category": str(node.get("category")),
+            "Source": source_label(node) + (f" ({node.get('provenance')})" if node.get("provenance") else ""),
+            "Directory": str(node.get("directory") or ""),
+            "Created by": str(node.get("createdBy") or "a person (foreground)"),
+            "Learned": format_date(time),
+            "Uses": f"{int(node.get('useCount') or 0)} · last {_when(node.get('lastUsedAt'))}",
+            "Views": f"{int(node.get('viewCount') or 0)} · last {_when(node.get('lastViewedAt'))}",
+            "Patches": f"{int(node.get('patchCount') or 0)} · last {_when(node.get('lastPatchedAt'))}",
+            "File": str(node.get("file") or ""),
+            "Fingerprint": str(node.get("fingerprint") or ""),
+            "Written": format_date(time),
+        }
+        skill_rows = ("Category", "Source", "Directory", "Created by", "Learned", "Uses", "Views", "Patches")
+        memory_rows = ("File", "Fingerprint", "Written")
+        for key, label in self.fields.items():
+            shown = key in (memory_rows if memory else skill_rows)
+            label.setText(values[key])
+            self.form.setRowVisible(label, shown)
+        links = ", ".join(
+            f"<a href='node:{html.escape(node_id)}'>{html.escape(label)}</a>"
+            for node_id, label in neighbours
+        )
+        self.related_title.setText("Linked skills" if memory else "Related skills")
+        self.related.setText(links or "<i>none</i>")
+        self.pin_button.setVisible(not memory)
+        self.archive_button.setVisible(not memory)
+        self.delete_button.setVisible(memory)
+        self.pin_button.setText("Unpin" if node.get("pinned") else "Pin")
+        editable = memory or node.get("source") not in ("base", "external")
+        self.pin_button.setEnabled(editable)
+        self.archive_button.setEnabled(editable and not node.get("pinned"))
+        self.archive_button.setToolTip(
+            "Unpin the skill before archiving it" if node.get("pinned") else "Move the skill to the archive (restorable)"
+        )
+        self.edit_button.setEnabled(False)  # until the text has been read
+        if not same or self.detail is None:
+            self.readonly_note.setText("")
+            self.body.setPlainText("Loading…")
+        else:
+            self.show_detail(self.detail)
+        self.stack.setCurrentWidget(self.page)
+
+    def show_detail(self, detail: dict[str, Any]) -> None:
+        if self.node is None or str(detail.get("request_id", detail.get("id"))) != self.node_id():
+            return
+        self.detail = detail
+        if not detail.get("ok"):
+            self.body.setPlainText(str(detail.get("message")))
+            self.edit_button.setEnabled(False)
+            return
+        content = str(detail.get("content") or "")
+        if detail.get("kind") == "skill":
+            self.body.setMarkdown(skill_body(content))
+            read_only = detail.get("readOnly")
+            self.readonly_note.setText(f"Read-only: {read_only}" if read_only else "")
+            self.edit_button.setEnabled(not read_only)
+        else:
+            self.body.setPlainText(content)
+            self.readonly_note.setText("")
+            self.edit_button.setEnabled(True)
+
+    # --- signals ---------------------------------------------------------------------------
+    def _emit(self, signal: Signal) -> None:
+        node_id = self.node_id()
+        if node_id is not None:
+            signal.emit(node_id)
+
+    def _pin_clicked(self) -> None:
+        node_id = self.node_id()
+        if node_id is not None and self.node is not None:
+            self.sig_pin.emit(node_id, not bool(self.node.get("pinned")))
+
+    def _related_clicked(self, link: str) -> None:
+        if link.startswith("node:"):
+            self.sig_open_node.emit(link[5:])
+
+
+class EditorDialog(QDialog):
+    """Edit a whole SKILL.md or one memory entry; problems show inline as you type.
+
+    ``sig_save(text)`` asks the panel to save through the engine; the dialog stays open
+    until :meth:`saved` (closes) or :meth:`refused` (shows the engine's message).
+    """
+
+    sig_save = Signal(str)
+
+    def __init__(self, node: dict[str, Any], content: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.node = node
+        self.node_id = str(node.get("id"))
+        self.memory = node.get("kind") == "memory"
+        self.original = content
+        what = "memory entry" if self.memory else "SKILL.md"
+        self.setWindowTitle(f"Edit {what} — {node.get('label')}")
+        self.resize(720, 560)
+        layout = QVBoxLayout(self)
+        note = _label(
+            f"Saved through the engine: {'the budget and the threat scanner apply' if self.memory else 'the agent’s SKILL.md rules apply, and the name must stay'}.",
+            selectable=False,
+        )
+        layout.addWidget(note)
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.editor.setPlainText(content)
+        layout.addWidget(self.editor, 1)
+        self.problem = _label()
+        self.problem.setObjectName("editorProblem")
+        self.problem.setStyleSheet("color: #c2372f;")
+        layout.addWidget(self.problem)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self._save)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self._check_timer = QTimer(self)
+        self._check_timer.setSingleShot(True)
+        self._check_timer.setInterval(150)
+        self._check_timer.timeout.connect(self.check)
+        self.editor.textChanged.connect(self._check_timer.start)
+        self.check()
+
+    def text(self) -> str:
+        return self.editor.toPlainText()
+
+    def check(self) -> str | None:
+        """Show why the engine would refuse the text now (empty when it would not)."""
+        text = self.text()
+        problem = memory_problem(text) if self.memory else skill_problem(text, self.node_id)
+        self.problem.setText(problem or "")
+        return problem
+
+    def _save(self) -> None:
+        self._check_timer.stop()
+        self.check()
+        self.buttons.setEnabled(False)
+        self.sig_save.emit(self.text())
+
+    def refused(self, message: str) -> None:
+        self.buttons.setEnabled(True)
+        self.problem.setText(f"Not saved: {message}")
+
+    def saved(self) -> None:
+        self._check_timer.stop()
+        self.accept()
+
+    def done(self, result: int) -> None:  # noqa: D102 - stop the timer with the dialog
+        self._check_timer.stop()
+        super().done(result)

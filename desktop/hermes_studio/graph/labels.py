@@ -1,0 +1,122 @@
+"""Text on the canvas: many labels, one graphics item, one paint call.
+
+A label sits at a point of the map and is drawn in pixels (it does not grow when zooming),
+centred horizontally, ``offset`` pixels below its point (negative: above, ending there).
+Drawing them all from one item, each from a pixmap rendered once, keeps a pan to a single
+Python call and a few blits, where one ``pg.TextItem`` per label would re-compute its
+transform and re-render its text on every camera move.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
+from PySide6.QtWidgets import QGraphicsObject, QStyleOptionGraphicsItem, QWidget
+
+
+def _font(points: float, bold: bool = False) -> QFont:
+    font = QFont()
+    font.setPointSizeF(points)
+    font.setBold(bold)
+    return font
+
+
+SMALL = _font(8.0)
+NORMAL = _font(8.5)
+BOLD = _font(9.0, bold=True)
+
+#: How far past the labelled points a label may reach, in map units, for Qt's redraw area.
+_MARGIN = 400.0
+
+
+@dataclass(frozen=True)
+class Label:
+    x: float
+    y: float
+    text: str
+    colour: QColor
+    font: QFont
+    offset: float = 0.0  # pixels below the point; negative = above; 0 = centred on it
+    plate: bool = False  # a translucent plate behind the text
+
+
+class LabelLayer(QGraphicsObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.labels: list[Label] = []
+        self._rect = QRectF()
+        self._plate = QColor(0, 0, 0, 0)
+        self._sprites: list[tuple[QPixmap, float, float, float] | None] = []
+
+    def set_labels(self, labels: list[Label], plate: QColor | None = None) -> None:
+        self.prepareGeometryChange()
+        self.labels = list(labels)
+        if plate is not None:
+            self._plate = QColor(plate)
+            self._plate.setAlphaF(0.6)
+        self._sprites = [None] * len(self.labels)
+        if self.labels:
+            xs = [label.x for label in self.labels]
+            ys = [label.y for label in self.labels]
+            self._rect = QRectF(
+                min(xs) - _MARGIN, min(ys) - _MARGIN,
+                max(xs) - min(xs) + 2 * _MARGIN, max(ys) - min(ys) + 2 * _MARGIN,
+            )
+        else:
+            self._rect = QRectF()
+        self.update()
+
+    def texts(self) -> list[str]:
+        return [label.text for label in self.labels]
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        return self._rect
+
+    def _sprite(self, index: int, ratio: float) -> tuple[QPixmap, float, float]:
+        """The label drawn once into a pixmap (text, plate), with its size in pixels."""
+        cached = self._sprites[index]
+        if cached is not None and cached[3] == ratio:
+            return cached[0], cached[1], cached[2]
+        label = self.labels[index]
+        fm = QFontMetricsF(label.font)
+        width = fm.horizontalAdvance(label.text) + 6
+        height = fm.height()
+        pixmap = QPixmap(max(1, math.ceil(width * ratio)), max(1, math.ceil(height * ratio)))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        box = QRectF(0, 0, width, height)
+        if label.plate:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(self._plate)
+            painter.drawRoundedRect(box, 3, 3)
+        painter.setFont(label.font)
+        painter.setPen(label.colour)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label.text)
+        painter.end()
+        self._sprites[index] = (pixmap, width, height, ratio)
+        return pixmap, width, height
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        if not self.labels:
+            return
+        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        transform = painter.transform()
+        painter.save()
+        painter.resetTransform()
+        for index, label in enumerate(self.labels):
+            pixmap, width, height = self._sprite(index, ratio)
+            point = transform.map(QPointF(label.x, label.y))
+            if label.offset > 0:
+                top = point.y() + label.offset
+            elif label.offset < 0:
+                top = point.y() + label.offset - height
+            else:
+                top = point.y() - height / 2
+            painter.drawPixmap(QPointF(round(point.x() - width / 2), round(top)), pixmap)
+        painter.restore()

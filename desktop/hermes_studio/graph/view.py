@@ -1,0 +1,614 @@
+"""The graph canvas: pyqtgraph items for rings, edges, nodes, pins, focus marks and labels.
+
+The view draws what it is given (a :class:`GraphData`, a :class:`LayoutResult` and a
+visibility mask) and reports what the person does with it; it never reads the disk or
+lays anything out. Nodes are one pixel-mode :class:`ScatterPlotItem` (pre-rendered glyphs
+from pyqtgraph's atlas: fast at 10,000 points), edges one ``connect="pairs"`` curve.
+
+Interaction: hover shows a tooltip and lights the node's edges; click selects (click on
+empty space clears); double-click a node opens it, double-click empty space fits the
+map; wheel zooms and drag pans (pyqtgraph's ViewBox); arrows move the selection to the
+neighbour in that direction, Enter opens it, Esc clears.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+import shiboken6
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QKeyEvent, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
+
+from .labels import BOLD, NORMAL, SMALL, Label, LabelLayer
+from .layout import TIMELINE, LayoutResult
+from .model import MEMORY, GraphData, format_date, source_label
+from .style import (
+    PIN_BOX,
+    PIN_GOLD,
+    age_alpha,
+    canvas_style,
+    category_colours,
+    pin_symbol,
+)
+
+#: Above this many shown nodes, selection does not dim the rest (a full brush update).
+DIM_LIMIT = 4000
+#: How many of the most used nodes carry a label at rest.
+REST_LABELS = 14
+#: The faint edge layer hides while the camera moves and is back :data:`EDGE_SETTLE_MS`
+#: after it stops (edges cost more to draw than all the nodes); above this many shown
+#: edges it is also drawn without antialiasing.
+EDGE_BUDGET = 2500
+EDGE_SETTLE_MS = 180
+
+_ARROWS = {
+    Qt.Key.Key_Right: (1.0, 0.0),
+    Qt.Key.Key_Left: (-1.0, 0.0),
+    Qt.Key.Key_Up: (0.0, 1.0),
+    Qt.Key.Key_Down: (0.0, -1.0),
+}
+
+
+class _ViewBox(pg.ViewBox):
+    """pyqtgraph's ViewBox that says when a person starts moving the camera."""
+
+    def __init__(self, on_move: Callable[[], None]) -> None:
+        super().__init__(lockAspect=True, enableMenu=False)
+        self._on_move = on_move
+
+    def wheelEvent(self, ev: Any, axis: Any = None) -> None:  # noqa: N802
+        self._on_move()
+        super().wheelEvent(ev, axis)
+
+    def mouseDragEvent(self, ev: Any, axis: Any = None) -> None:  # noqa: N802
+        self._on_move()
+        super().mouseDragEvent(ev, axis)
+
+
+class GraphView(pg.GraphicsView):
+    sig_node_clicked = Signal(object)  # node id, or None for empty space
+    sig_node_activated = Signal(str)  # double-click or Enter
+    sig_context = Signal(str, object)  # node id, global QPoint
+    sig_hovered = Signal(object)  # node id or None
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("graphView")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMouseTracking(True)
+        self.style_ = canvas_style()
+        self.setBackground(self.style_.background)
+        self.vb = _ViewBox(self.begin_camera_move)
+        self.vb.disableAutoRange()
+        self.setCentralItem(self.vb)
+        self.data: GraphData | None = None
+        self.layout_: LayoutResult | None = None
+        self.pos = np.zeros((0, 2))
+        self.visible = np.zeros(0, dtype=bool)
+        self.shown = np.zeros(0, dtype=np.int64)
+        self.selected: int | None = None
+        self.hovered: int | None = None
+        self.colour_by = "category"
+        self.colours: dict[str, QColor] = {}
+        self._brushes: dict[tuple[int, int, int, int], QBrush] = {}
+        self._size_scale = 1.0
+        self._labels_zoom = 1.0
+        self._fitted = False
+        self._frame_items: list[Any] = []
+        self._label_focus: int | None = None
+
+        self.frame_item = QGraphicsPathItem()  # rings or category discs, one path
+        self.frame_item.setZValue(-10)
+        self.edge_item = pg.PlotCurveItem(connect="pairs", antialias=True)
+        self.edge_item.setZValue(-5)
+        self.lit_item = pg.PlotCurveItem(connect="pairs", antialias=True)
+        self.lit_item.setZValue(-4)
+        # nodes, then the pins of pinned nodes, in one pre-rendered scatter
+        self.node_item = pg.ScatterPlotItem(pxMode=True, antialias=True, hoverable=False)
+        self.node_item.setZValue(0)
+        self.mark_item = pg.ScatterPlotItem(pxMode=True, antialias=True)
+        self.mark_item.setZValue(1)
+        self.frame_labels = LabelLayer()
+        self.frame_labels.setZValue(-9)
+        self.node_labels = LabelLayer()
+        self.node_labels.setZValue(3)
+        for item in (
+            self.frame_item, self.frame_labels, self.edge_item, self.lit_item, self.node_item,
+            self.mark_item, self.node_labels,
+        ):
+            self.vb.addItem(item)
+        # with many edges the faint layer hides while the camera moves (level of detail)
+        self._edges_settle = QTimer(self)
+        self._edges_settle.setSingleShot(True)
+        self._edges_settle.setInterval(EDGE_SETTLE_MS)
+        self._edges_settle.timeout.connect(self._show_edges)
+        self._apply_pens()
+        self.vb.sigRangeChanged.connect(self._range_changed)
+        self.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.scene().sigMouseClicked.connect(self._mouse_clicked)
+
+    # --- public API ------------------------------------------------------------------------
+    def set_graph(self, data: GraphData, layout: LayoutResult, visible: np.ndarray, *, keep_camera: bool) -> None:
+        """Show a new snapshot. The selection is kept by id when the node still exists."""
+        selected_id = self.selected_id()
+        self.data, self.layout_ = data, layout
+        self.pos = np.asarray(layout.positions, dtype=np.float64).reshape(-1, 2)
+        self.visible = np.asarray(visible, dtype=bool)
+        self.colours = category_colours(data.category_names(), self.style_)
+        self.selected = data.index.get(selected_id) if selected_id is not None else None
+        if self.selected is not None and not self.visible[self.selected]:
+            self.selected = None
+        self.hovered = None
+        self._draw_frame()
+        self._refresh()
+        if not keep_camera or not self._fitted:
+            self.fit()
+
+    def set_visible(self, visible: np.ndarray) -> None:
+        self.visible = np.asarray(visible, dtype=bool)
+        if self.selected is not None and not self.visible[self.selected]:
+            self.selected = None
+        if self.hovered is not None and not self.visible[self.hovered]:
+            self.hovered = None
+        self._refresh()
+
+    def set_colour_by(self, mode: str) -> None:
+        self.colour_by = mode
+        self._refresh()
+
+    def select(self, node_id: str | None) -> None:
+        index = None
+        if node_id is not None and self.data is not None:
+            index = self.data.index.get(node_id)
+            if index is not None and not self.visible[index]:
+                index = None
+        if index == self.selected:
+            return
+        self.selected = index
+        self._refresh(nodes=self._dimming())
+
+    def selected_id(self) -> str | None:
+        if self.data is None or self.selected is None:
+            return None
+        return self.data.ids[self.selected]
+
+    def shown_ids(self) -> list[str]:
+        if self.data is None:
+            return []
+        return [self.data.ids[i] for i in self.shown]
+
+    def fit(self) -> None:
+        rect = self.content_rect()
+        if rect is None:
+            return
+        self.vb.setRange(rect, padding=0.04)
+        self._fitted = True
+        # glyphs keep their pixel size while zooming (fast); it is chosen here, once per fit,
+        # so that a big map's overview is not a solid blob
+        per_unit = self._pixels_per_unit()
+        if per_unit > 0:
+            scale = float(np.clip(per_unit, 0.4, 1.6))
+            self._labels_zoom = per_unit
+            if abs(scale - self._size_scale) > 0.02 and self.data is not None:
+                self._size_scale = scale
+                self._refresh()
+            else:
+                self._draw_labels()
+
+    def content_rect(self) -> QRectF | None:
+        if len(self.pos) == 0:
+            return None
+        low = self.pos.min(axis=0) - 12
+        high = self.pos.max(axis=0) + 12
+        if self.layout_ is not None and self.layout_.rings:
+            outer = self.layout_.rings[-1].outer + 10
+            low = np.minimum(low, [-outer, -outer])
+            high = np.maximum(high, [outer, outer])
+        if self.layout_ is not None and self.layout_.anchors:
+            discs = np.array([(a.x, a.y, a.radius) for a in self.layout_.anchors])
+            low = np.minimum(low, (discs[:, :2] - discs[:, 2:3]).min(axis=0) - 4)
+            high = np.maximum(high, (discs[:, :2] + discs[:, 2:3]).max(axis=0) + 18)
+        return QRectF(QPointF(*low), QPointF(*high))
+
+    def node_scene_pos(self, node_id: str) -> QPointF:
+        """Where a node is drawn, in the view's own widget coordinates (for tests)."""
+        assert self.data is not None
+        x, y = self.pos[self.data.index[node_id]]
+        scene = self.vb.mapViewToScene(QPointF(float(x), float(y)))
+        return self.mapFromScene(scene).toPointF()
+
+    def node_brush(self, node_id: str) -> QColor:
+        """The colour the node is drawn in now (for tests)."""
+        assert self.data is not None
+        index = self.data.index[node_id]
+        where = np.flatnonzero(self.shown == index)
+        brush = self.node_item.data["brush"][int(where[0])]
+        return brush.color()
+
+    def is_pinned_drawn(self, node_id: str) -> bool:
+        assert self.data is not None
+        index = self.data.index[node_id]
+        return bool((self.node_item.data["data"] == -(index + 1)).any())
+
+    # --- drawing ---------------------------------------------------------------------------
+    def _apply_pens(self) -> None:
+        edge = QColor(self.style_.edge)
+        edge.setAlphaF(0.20 if self.style_.dark else 0.13)
+        self.edge_item.setPen(pg.mkPen(edge, width=1))
+        lit = QColor(self.style_.edge_lit)
+        lit.setAlphaF(0.9)
+        self.lit_item.setPen(pg.mkPen(lit, width=1.6))
+
+    def _draw_frame(self) -> None:
+        """Rings and their dates (timeline) or category discs and names (clusters)."""
+        layout = self.layout_
+        path = QPainterPath()
+        labels: list[Label] = []
+        if layout is None:
+            self.frame_item.setPath(path)
+            self.frame_labels.set_labels([])
+            return
+        pen = QPen(QColor(self.style_.ring))
+        pen.setCosmetic(True)
+        pen.setWidthF(1.0)
+        muted = QColor(self.style_.ring_label)
+        if layout.mode == TIMELINE:
+            for ring in layout.rings:
+                path.addEllipse(QPointF(0, 0), ring.outer, ring.outer)
+                labels.append(Label(0.0, ring.outer, ring.label, muted, SMALL, -1.0))
+            if layout.rings:
+                inner = layout.rings[0].inner
+                path.addEllipse(QPointF(0, 0), inner, inner)
+                labels.append(Label(0.0, 0.0, "oldest", muted, SMALL, 0.0))
+            core = QColor(self.style_.ring)
+            core.setAlphaF(0.18)
+            self.frame_item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+            self.frame_item.setPen(pen)
+        else:
+            for anchor in layout.anchors:
+                path.addEllipse(QPointF(anchor.x, anchor.y), anchor.radius, anchor.radius)
+                colour = self.colours.get(anchor.category, QColor(self.style_.ring))
+                colour = colour.lighter(115) if self.style_.dark else colour.darker(130)
+                labels.append(Label(anchor.x, anchor.y + anchor.radius, anchor.category, colour, BOLD, -1.0))
+            fill = QColor(self.style_.ring)
+            fill.setAlphaF(0.25)
+            self.frame_item.setBrush(QBrush(fill))
+            self.frame_item.setPen(pen)
+        self.frame_item.setPath(path)
+        self.frame_labels.set_labels(labels)
+
+    def _dimming(self) -> bool:
+        return len(self.shown) <= DIM_LIMIT
+
+    def _base_colours(self) -> np.ndarray:
+        """RGB per node (0–255) for the current colour mode."""
+        data = self.data
+        assert data is not None
+        n = data.size
+        rgb = np.zeros((n, 3), dtype=np.int64)
+        if self.colour_by == "kind":
+            skill = QColor(self.style_.accent).getRgb()[:3]
+            memory = QColor(self.style_.memory).getRgb()[:3]
+            rgb[:] = skill
+            rgb[data.kind == MEMORY] = memory
+            return rgb
+        lookup = {name: colour.getRgb()[:3] for name, colour in self.colours.items()}
+        return np.array([lookup.get(c, (128, 128, 128)) for c in data.categories], dtype=np.int64).reshape(n, 3)
+
+    def _brush(self, r: int, g: int, b: int, a: int) -> QBrush:
+        key = (r, g, b, a)
+        brush = self._brushes.get(key)
+        if brush is None:
+            brush = self._brushes[key] = QBrush(QColor(r, g, b, a))
+        return brush
+
+    def _refresh(self, nodes: bool = True) -> None:
+        data = self.data
+        if data is None:
+            return
+        self.shown = np.flatnonzero(self.visible)
+        if nodes:
+            self._draw_nodes()
+        self._draw_edges()
+        self._draw_focus()
+        self._draw_labels()
+
+    def _draw_nodes(self) -> None:
+        data = self.data
+        assert data is not None
+        shown = self.shown
+        times = data.times[shown]
+        dated = times[~np.isnan(times)]
+        alpha = age_alpha(
+            times,
+            float(dated.max()) if len(dated) else None,
+            float(dated.min()) if len(dated) else None,
+            old=0.55 if self.style_.dark else 0.42,
+        )
+        alpha = np.where(data.faded[shown], alpha * 0.6, alpha)
+        if self.selected is not None and self._dimming():
+            near = np.zeros(data.size, dtype=bool)
+            near[data.neighbours[self.selected]] = True
+            near[self.selected] = True
+            alpha = np.where(near[shown], np.maximum(alpha, 0.95), alpha * 0.28)
+        rgb = self._base_colours()[shown]
+        a = np.clip(np.round(alpha * 255 / 8) * 8, 0, 255).astype(np.int64)
+        brushes = [self._brush(int(r), int(g), int(b), int(v)) for (r, g, b), v in zip(rgb.tolist(), a.tolist(), strict=True)]
+        sizes = 2.0 * data.radii()[shown] * self._size_scale
+        symbols = np.where(data.kind[shown] == MEMORY, "d", "o")
+        sizes = np.where(data.kind[shown] == MEMORY, sizes * 1.15, sizes)
+        outline = QColor(self.style_.outline)
+        outline.setAlphaF(0.85)
+        outline_pen = pg.mkPen(outline, width=1.0)
+        pinned = shown[data.pinned[shown]]
+        diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, 3.0)
+        gold = pg.mkBrush(QColor(PIN_GOLD))
+        pin_pen = pg.mkPen(QColor("#6b4a00"), width=0.8)
+        self.node_item.setData(
+            x=np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
+            y=np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
+            size=np.concatenate([np.maximum(sizes, 3.0), np.full(len(pinned), PIN_BOX)]),
+            symbol=list(symbols) + [pin_symbol(d) for d in diameters.tolist()],
+            brush=brushes + [gold] * len(pinned),
+            pen=[outline_pen] * len(shown) + [pin_pen] * len(pinned),
+            data=np.concatenate([shown, -(pinned + 1)]),
+        )
+
+    def _draw_edges(self) -> None:
+        data = self.data
+        assert data is not None
+        edges = data.edges
+        if len(edges) == 0:
+            self.edge_item.setData([], [])
+            return
+        keep = self.visible[edges[:, 0]] & self.visible[edges[:, 1]]
+        pairs = edges[keep].reshape(-1)
+        self.edge_item.opts["antialias"] = int(keep.sum()) <= EDGE_BUDGET
+        self.edge_item.setData(self.pos[pairs, 0], self.pos[pairs, 1])
+
+    def begin_camera_move(self) -> None:
+        """A person drags or wheels the map: hide the faint edges until the camera has been
+        still for :data:`EDGE_SETTLE_MS` (the nodes alone repaint at full speed)."""
+        if self.edge_item.isVisible() or self._edges_settle.isActive():
+            self.edge_item.setVisible(False)
+            self._edges_settle.start()
+
+    def _show_edges(self) -> None:
+        if shiboken6.isValid(self.edge_item):
+            self.edge_item.setVisible(True)
+
+    def _focus(self) -> int | None:
+        return self.hovered if self.hovered is not None else self.selected
+
+    def _draw_focus(self) -> None:
+        data = self.data
+        assert data is not None
+        marks_x, marks_y, marks_size, marks_pen = [], [], [], []
+        radii = data.radii()
+        for index, colour, width in (
+            (self.selected, self.style_.selection, 2.2),
+            (self.hovered if self.hovered != self.selected else None, self.style_.edge_lit, 1.6),
+        ):
+            if index is None:
+                continue
+            marks_x.append(self.pos[index, 0])
+            marks_y.append(self.pos[index, 1])
+            marks_size.append(max(2.0 * radii[index] * self._size_scale, 3.0) + 9.0)
+            marks_pen.append(pg.mkPen(QColor(colour), width=width))
+        self.mark_item.setData(
+            x=marks_x, y=marks_y, size=marks_size, symbol="o", pen=marks_pen,
+            brush=pg.mkBrush(0, 0, 0, 0),
+        )
+        self.mark_item.setVisible(bool(marks_x))  # an empty scatter still costs a paint
+        focus = self._focus()
+        if focus is None or len(data.edges) == 0:
+            self.lit_item.setData([], [])
+            self.lit_item.setVisible(False)
+            return
+        edges = data.edges
+        touching = (edges[:, 0] == focus) | (edges[:, 1] == focus)
+        touching &= self.visible[edges[:, 0]] & self.visible[edges[:, 1]]
+        pairs = edges[touching].reshape(-1)
+        self.lit_item.setData(self.pos[pairs, 0], self.pos[pairs, 1])
+        self.lit_item.setVisible(len(pairs) > 0)
+
+    def _draw_labels(self) -> None:
+        data = self.data
+        if data is None or len(self.shown) == 0:
+            self.node_labels.set_labels([])
+            return
+        focus = self._focus()
+        self._label_focus = focus
+        wanted: list[tuple[int, bool]] = []
+        if focus is not None:
+            wanted.append((focus, True))
+            wanted.extend((int(i), True) for i in data.neighbours[focus] if self.visible[i])
+        shown = self.shown
+        skills = shown[data.kind[shown] != MEMORY]
+        busiest = skills[np.argsort(-data.use_count[skills], kind="stable")][:REST_LABELS]
+        wanted.extend((int(i), False) for i in busiest)
+        placed: list[QRectF] = []
+        seen: set[int] = set()
+        labels: list[Label] = []
+        radii = data.radii()
+        for index, important in wanted:
+            if index in seen:
+                continue
+            seen.add(index)
+            x, y = self.pos[index]
+            scene = self.vb.mapViewToScene(QPointF(float(x), float(y)))
+            text = data.labels[index]
+            if len(text) > 42:
+                text = text[:41] + "…"
+            radius = max(2.0 * radii[index] * self._size_scale, 3.0) / 2
+            width = 6.2 * len(text) + 8
+            box = QRectF(scene.x() - width / 2, scene.y() + radius + 1, width, 15)
+            if not important and any(box.intersects(other) for other in placed):
+                continue
+            placed.append(box)
+            colour = QColor(self.style_.label)
+            if not important and focus is not None:
+                colour.setAlphaF(0.55)
+            labels.append(
+                Label(float(x), float(y), text, colour, BOLD if index == focus else NORMAL, radius + 2.0, plate=True)
+            )
+        self.node_labels.set_labels(labels, QColor(self.style_.background))
+
+    # --- camera --------------------------------------------------------------------------
+    def _range_changed(self, *_: object) -> None:
+        """The camera moved: re-place the labels when the zoom changed enough to change
+        which ones collide."""
+        if self.data is None:
+            return
+        per_unit = self._pixels_per_unit()
+        if per_unit > 0 and abs(per_unit / self._labels_zoom - 1.0) > 0.25:
+            self._labels_zoom = per_unit
+            self._draw_labels()
+
+    def _pixels_per_unit(self) -> float:
+        view = self.vb.viewRect()
+        width = self.vb.width()
+        return width / view.width() if view.width() > 0 and width > 0 else 0.0
+
+    # --- pointer ---------------------------------------------------------------------------
+    def node_at(self, scene_pos: QPointF, slack_px: float = 4.0) -> int | None:
+        data = self.data
+        if data is None or len(self.shown) == 0:
+            return None
+        point = self.vb.mapSceneToView(scene_pos)
+        px, py = self.vb.viewPixelSize()
+        if px <= 0 or py <= 0:
+            return None
+        shown = self.shown
+        dx = (self.pos[shown, 0] - point.x()) / px
+        dy = (self.pos[shown, 1] - point.y()) / py
+        dist = np.sqrt(dx * dx + dy * dy)
+        reach = np.maximum(data.radii()[shown] * self._size_scale, 1.5) + slack_px
+        inside = dist <= reach
+        if not inside.any():
+            return None
+        candidates = np.flatnonzero(inside)
+        return int(shown[candidates[np.argmin(dist[candidates])]])
+
+    def _mouse_moved(self, scene_pos: QPointF) -> None:
+        index = self.node_at(scene_pos)
+        if index == self.hovered:
+            return
+        self.hovered = index
+        self._draw_focus()
+        self._draw_labels()
+        if index is None:
+            QToolTip.hideText()
+            self.sig_hovered.emit(None)
+            return
+        assert self.data is not None
+        view_pos = self.mapFromScene(scene_pos)
+        QToolTip.showText(self.mapToGlobal(view_pos), self.tooltip_html(index), self)
+        self.sig_hovered.emit(self.data.ids[index])
+
+    def _mouse_clicked(self, event: Any) -> None:
+        index = self.node_at(event.scenePos())
+        button = event.button()
+        if button == Qt.MouseButton.RightButton:
+            if index is not None and self.data is not None:
+                self.selected = index
+                self._refresh(nodes=self._dimming())
+                self.sig_node_clicked.emit(self.data.ids[index])
+                self.sig_context.emit(self.data.ids[index], event.screenPos().toPoint())
+            event.accept()
+            return
+        if button != Qt.MouseButton.LeftButton:
+            return
+        if event.double():
+            if index is None:
+                self.fit()
+            elif self.data is not None:
+                self.sig_node_activated.emit(self.data.ids[index])
+            event.accept()
+            return
+        self.click_node(index)
+        event.accept()
+
+    def click_node(self, index: int | None) -> None:
+        """What a left click on node ``index`` (None: empty space) does."""
+        self.setFocus()
+        self.selected = index
+        self._refresh(nodes=self._dimming())
+        self.sig_node_clicked.emit(self.data.ids[index] if index is not None and self.data else None)
+
+    def tooltip_html(self, index: int) -> str:
+        data = self.data
+        assert data is not None
+        node = data.nodes[index]
+        badges = [format_date(data.times[index])]
+        if node.get("kind") == "memory":
+            badges.append("profile memory" if node.get("memorySource") == "profile" else "memory")
+            body = data.memory_text.get(data.ids[index], "")
+            first = body.strip().splitlines()[0] if body.strip() else data.labels[index]
+        else:
+            badges.append(str(node.get("category")))
+            badges.append(source_label(node))
+            if node.get("pinned"):
+                badges.append("pinned")
+            if node.get("state") in ("stale", "archived"):
+                badges.append(str(node.get("state")))
+            uses = int(node.get("useCount") or 0)
+            if uses:
+                badges.append(f"×{uses}")
+            first = str(node.get("description") or "")
+        title = html.escape(data.labels[index])
+        extra = f"<br>{html.escape(first[:300])}" if first and first != data.labels[index] else ""
+        return (
+            f"<div style='max-width:380px'><b>{title}</b><br>"
+            f"<span style='color:#8a94a6'>{html.escape(' · '.join(badges))}</span>{extra}</div>"
+        )
+
+    # --- keyboard --------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt naming)
+        key = event.key()
+        if key in _ARROWS and self.data is not None:
+            self.step(*_ARROWS[Qt.Key(key)])
+            event.accept()
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.selected is not None and self.data:
+            self.sig_node_activated.emit(self.data.ids[self.selected])
+            event.accept()
+            return
+        if key == Qt.Key.Key_Escape:
+            if self.selected is not None:
+                self.click_node(None)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def step(self, dx: float, dy: float) -> None:
+        """Move the selection to the neighbour lying most nearly in direction (dx, dy);
+        without a selection, or without neighbours that way, to the nearest shown node."""
+        data = self.data
+        if data is None or len(self.shown) == 0:
+            return
+        if self.selected is None:
+            centre = self.vb.viewRect().center()
+            d = self.pos[self.shown] - [centre.x(), centre.y()]
+            self.click_node(int(self.shown[np.argmin((d * d).sum(axis=1))]))
+            return
+        origin = self.pos[self.selected]
+        direction = np.array([dx, dy])
+        for pool in (data.neighbours[self.selected], self.shown):
+            pool = np.asarray([i for i in pool if self.visible[i] and i != self.selected], dtype=np.int64)
+            if len(pool) == 0:
+                continue
+            offset = self.pos[pool] - origin
+            dist = np.sqrt((offset * offset).sum(axis=1)) + 1e-9
+            cos = (offset @ direction) / dist
+            ahead = cos > 0.35
+            if not ahead.any():
+                continue
+            score = dist[ahead] * (2.0 - cos[ahead])
+            self.click_node(int(pool[ahead][np.argmin(score)]))
+            return

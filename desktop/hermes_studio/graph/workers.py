@@ -1,0 +1,209 @@
+"""The graph worker: builds the payload and lays it out, one job at a time, off the UI thread.
+
+One thread owns the engine's :class:`GraphBuilder` (it re-reads only changed files), the
+:class:`LayoutEngine` (it keeps every node's position, so a rebuild moves only new nodes)
+and a cache of memory-card dates from session history. Requests arriving while a job runs
+are merged into one follow-up job (the newest settings win, the reasons add up), so a
+burst of file events costs at most two builds.
+
+The engine dates memory cards from session history. A "sessions" change alone rebuilds
+only when that history changed identity (:func:`history_key`): merely opening ``state.db``
+read-only touches its WAL, which the folder watcher reports as a sessions change, and
+that must not start a rebuild loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from hermes_memory.home import HermesHome
+from hermes_memory.learning.graph import GraphBuilder
+from hermes_memory.learning.memory_dates import history_key
+
+from .layout import CLUSTERS, TIMELINE, LayoutEngine, LayoutResult
+from .model import GraphData, graph_from_payload
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GraphRequest:
+    mode: str = TIMELINE
+    include_all: bool = False
+    reasons: frozenset[str] = frozenset({"open"})
+
+    @property
+    def layout_only(self) -> bool:
+        return self.reasons <= {"layout"}
+
+
+@dataclass
+class GraphSnapshot:
+    """One finished job: the payload, its arrays and their positions."""
+
+    request: GraphRequest
+    data: GraphData
+    layout: LayoutResult
+    build_seconds: float = 0.0
+    layout_seconds: float = 0.0
+    serial: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class GraphJobs:
+    """The worker-side state; every method runs on the worker thread only."""
+
+    def __init__(self, home: HermesHome, builder: GraphBuilder | None = None) -> None:
+        self.home = home
+        self.builder = builder or GraphBuilder(home)
+        self.layouts = LayoutEngine()
+        self._history_key: tuple | None = None
+        self._last: GraphData | None = None
+        self._last_include_all: bool | None = None
+
+    # --- session history ---------------------------------------------------------------
+    def history_changed(self) -> bool:
+        """Whether what dates the memory cards (state.db, its WAL, the memory files) changed
+        since the last build."""
+        return history_key(self.home) != self._history_key
+
+    # --- the job ----------------------------------------------------------------------------
+    def run(self, request: GraphRequest) -> GraphSnapshot | None:
+        """The snapshot, or None when nothing the graph shows has changed."""
+        started = time.perf_counter()
+        if request.reasons == {"sessions"} and self._last is not None and not self.history_changed():
+            return None  # our own read of state.db touched its WAL; nothing new
+        reuse = (
+            request.layout_only
+            and self._last is not None
+            and self._last_include_all == request.include_all
+        )
+        if reuse:
+            assert self._last is not None
+            data = self._last
+        else:
+            self._history_key = history_key(self.home)
+            payload = self.builder.build(include_all=request.include_all)
+            data = graph_from_payload(payload)
+            self._last, self._last_include_all = data, request.include_all
+        built = time.perf_counter()
+        layout = self.layouts.layout(data.layout_graph(), request.mode)
+        done = time.perf_counter()
+        return GraphSnapshot(
+            request=request,
+            data=data,
+            layout=layout,
+            build_seconds=built - started,
+            layout_seconds=done - built,
+        )
+
+
+class GraphWorker(QObject):
+    """Runs :class:`GraphJobs` on its own thread and reports on the UI thread."""
+
+    sig_ready = Signal(object)  # GraphSnapshot
+    sig_failed = Signal(str)
+    sig_busy = Signal(bool)
+    _sig_result = Signal(object, object)  # (request, snapshot | Exception | None)
+
+    def __init__(self, home: HermesHome, parent: QObject | None = None, *, jobs: GraphJobs | None = None):
+        super().__init__(parent)
+        self.jobs = jobs or GraphJobs(home)
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="hermes-graph")
+        self._running: GraphRequest | None = None
+        self._pending: GraphRequest | None = None
+        self._serial = 0
+        self._closed = False
+        self.last_request = GraphRequest()
+        self._sig_result.connect(self._finished)
+
+    @property
+    def busy(self) -> bool:
+        return self._running is not None or self._pending is not None
+
+    def request(self, *, mode: str | None = None, include_all: bool | None = None, reason: str = "refresh") -> None:
+        if self._closed:
+            return
+        base = self._pending or self.last_request
+        merged = GraphRequest(
+            mode=mode if mode is not None else base.mode,
+            include_all=include_all if include_all is not None else base.include_all,
+            reasons=(self._pending.reasons if self._pending else frozenset()) | {reason},
+        )
+        self.last_request = merged
+        if self._running is not None:
+            self._pending = merged
+            return
+        self._start(merged)
+
+    def _start(self, request: GraphRequest) -> None:
+        self._running = request
+        self._pending = None
+        self.sig_busy.emit(True)
+        future = self._executor.submit(self.jobs.run, request)
+        future.add_done_callback(self._done_callback(request))
+
+    def _done_callback(self, request: GraphRequest) -> Callable[[Future], None]:
+        def done(future: Future) -> None:
+            try:
+                result: Any = future.result()
+            except Exception as exc:  # a broken home must not take the app down
+                log.exception("graph job failed")
+                result = exc
+            if not self._closed:
+                self._sig_result.emit(request, result)
+
+        return done
+
+    @Slot(object, object)
+    def _finished(self, request: GraphRequest, result: Any) -> None:
+        self._running = None
+        if self._closed:
+            return
+        if isinstance(result, Exception):
+            self.sig_failed.emit(_describe(result, self.jobs.home))
+        elif result is not None:
+            self._serial += 1
+            result.serial = self._serial
+            self.sig_ready.emit(result)
+        if self._pending is not None:
+            self._start(self._pending)
+        else:
+            self.sig_busy.emit(False)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._pending = None
+        self._executor.shutdown(wait=True)
+
+    def abandon(self, *_: object) -> None:
+        """Stop without waiting (the owner is being destroyed); the job in flight, if any,
+        finishes on its own and its result is dropped."""
+        if self._closed:
+            return
+        self._closed = True
+        self._pending = None
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _describe(exc: Exception, home: HermesHome) -> str:
+    if isinstance(exc, PermissionError):
+        return (
+            f"Cannot read the Hermes home at {home.path}: permission denied. Check the folder's "
+            "permissions, or open another home."
+        )
+    if isinstance(exc, OSError):
+        return f"Cannot read the Hermes home at {home.path}: {exc.strerror or exc}."
+    return f"The learning graph could not be built: {exc}"
+
+
+__all__ = ["CLUSTERS", "TIMELINE", "GraphJobs", "GraphRequest", "GraphSnapshot", "GraphWorker"]

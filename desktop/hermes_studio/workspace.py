@@ -78,7 +78,10 @@ class _FolderWatcher(FileSystemEventHandler):
         self.report = report
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
+        # Opens, closes and attribute changes carry no new content (a write also arrives
+        # as "modified" or a move); reading a WAL state.db opens, chmods and closes its
+        # -wal file, which must not look like new history.
+        if event.event_type in ("opened", "closed", "closed_no_write", "attrib"):
             return
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
         for path in paths:  # an atomic replace arrives as a move onto the target

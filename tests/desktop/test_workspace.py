@@ -120,3 +120,25 @@ def test_classify(home):
     assert classify(home, str(path / "skills" / ".usage.json.lock")) is None
     assert classify(home, str(path / "state.db-wal")) == "sessions"
     assert classify(home, "/somewhere/else/MEMORY.md") is None
+
+
+def test_reading_a_wal_history_is_not_reported_as_new_history(qtbot, home, workspace):
+    from hermes_memory.sessions import SessionStore, SessionWriter, create_early_db
+
+    create_early_db(home.state_db)
+    with SessionWriter(home.state_db) as writer:
+        writer.create_session("s1", "cli")
+        writer.append_message("s1", "user", "hello")
+
+    def read_history():
+        with SessionStore.open(home) as store:
+            return len(store.get_messages("s1"))
+
+    assert read_history() == 1  # the first read may create the -wal file: a real change
+    qtbot.wait(300)
+    changes = []
+    workspace.sig_changed.connect(changes.append)
+    for _ in range(3):
+        assert read_history() == 1
+    qtbot.wait(300)
+    assert [c.kind for c in changes if c.kind == "sessions"] == []

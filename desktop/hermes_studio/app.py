@@ -9,10 +9,13 @@ the app's data directory, so exploring it never changes the installed files.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import os
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,13 +48,42 @@ def app_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_ID, appauthor=False))
 
 
+def bundled_demo_digest(source: Path) -> str:
+    """A fingerprint of the bundled demo's contents (paths and bytes; ~600 KB to read)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in source.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(source).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def demo_home_copy() -> Path:
-    """The private copy of the demo home, made on first use and then reused as it is."""
+    """The private copy of the demo home, made on first use and then reused.
+
+    When a newer app ships a different demo, the old copy (perhaps explored and edited)
+    is moved aside to ``demo-home.previous-<time>`` and a fresh copy is made.
+    """
     target = app_data_dir() / "demo-home"
-    if target.is_dir():
-        return target
+    version_file = app_data_dir() / "demo-home.version"
     source = bundled_demo_home()
-    if not source.is_dir():
+    current = bundled_demo_digest(source) if source.is_dir() else None
+    if target.is_dir():
+        try:
+            copied = version_file.read_text(encoding="utf-8").strip()
+        except OSError:
+            copied = None  # made before copies were versioned: refresh it too
+        if current is None or copied == current:
+            return target
+        aside = target.with_name(f"demo-home.previous-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            target.rename(aside)
+        except OSError as exc:
+            raise StartupError(
+                f"A newer demo home ships with this version, but the old copy at {target} "
+                f"could not be moved aside: {exc.strerror or exc}."
+            ) from exc
+        print(f"{APP_ID}: the demo home was updated; your old copy is in {aside}.", file=sys.stderr)
+    if current is None:
         raise StartupError(
             f"The bundled demo home is missing (looked in {source}). Reinstall "
             f"{APP_NAME}, or open a real home with --home PATH."
@@ -74,6 +106,8 @@ def demo_home_copy() -> Path:
             f"Could not copy the demo home to {target}: {exc.strerror or exc}. "
             "Check that the folder is writable, or open a real home with --home PATH."
         ) from exc
+    with contextlib.suppress(OSError):
+        version_file.write_text(current or "", encoding="utf-8")
     return target
 
 

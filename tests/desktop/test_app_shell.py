@@ -315,3 +315,25 @@ def test_theme_palettes(qapp):
         qapp.setStyle(saved[0])
         qapp.setPalette(saved[1])
         qapp.setStyleSheet(saved[2])
+
+
+def test_a_newer_bundled_demo_replaces_the_copy_and_keeps_the_old_one(run_main, tmp_path):
+    assert run_main("--demo", "--screenshot", str(tmp_path / "1.png"))[0] == 0
+    edited = demo_copy_path() / "memories" / "MEMORY.md"
+    edited.write_text("Explored in an older version.", encoding="utf-8")
+    version_file = demo_copy_path().with_name("demo-home.version")
+    version_file.write_text("an-older-demo", encoding="utf-8")  # as if shipped earlier
+
+    code, _, err = run_main("--demo", "--screenshot", str(tmp_path / "2.png"))
+
+    assert code == 0
+    assert "the demo home was updated" in err
+    bundled = studio_app.bundled_demo_home() / "memories" / "MEMORY.md"
+    assert edited.read_bytes() == bundled.read_bytes()
+    (aside,) = demo_copy_path().parent.glob("demo-home.previous-*")
+    assert (aside / "memories" / "MEMORY.md").read_text(encoding="utf-8") == (
+        "Explored in an older version."
+    )
+    assert version_file.read_text(encoding="utf-8") == studio_app.bundled_demo_digest(
+        studio_app.bundled_demo_home()
+    )

@@ -12,7 +12,6 @@ skills cost about what ten do.
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -42,6 +41,21 @@ def tokens(text: str) -> set[str]:
     if text.isascii():  # same split, a few times faster than the regex
         return {token for token in text.translate(_ASCII_SEPARATORS).split() if len(token) >= 3}
     return {token for token in _TOKEN_SPLIT.split(text) if len(token) >= 3}
+
+
+# _ASCII_SEPARATORS that keeps line breaks, to translate many names in one call.
+_NAME_SEPARATORS = {code: value for code, value in _ASCII_SEPARATORS.items() if code != ord("\n")}
+
+
+def _name_tokens(lowered: list[str]) -> list[set[str]]:
+    """``[tokens(name) for name in lowered]``, translating all the names at once."""
+    joined = "\n".join(lowered)
+    if not joined.isascii() or joined.count("\n") != len(lowered) - 1:
+        return [tokens(name) for name in lowered]
+    return [
+        {token for token in piece.split() if len(token) >= 3}
+        for piece in joined.translate(_NAME_SEPARATORS).split("\n")
+    ]
 
 
 def skill_edges(nodes: Sequence[SkillNodeLike]) -> list[tuple[str, str]]:
@@ -87,8 +101,10 @@ class SkillMatcher:
         by_trigram: defaultdict[str, list[int]] = defaultdict(list)
         self._short: list[int] = []  # names under 3 characters: checked every time
         self._lowered = [name.lower() for name in self.names]
-        for position, lowered in enumerate(self._lowered):
-            for token in tokens(lowered):
+        for position, (lowered, name_tokens) in enumerate(
+            zip(self._lowered, _name_tokens(self._lowered), strict=True)
+        ):
+            for token in name_tokens:
                 by_token[token].append(position)
             if len(lowered) >= 3:
                 by_trigram[lowered[:3]].append(position)
@@ -100,25 +116,45 @@ class SkillMatcher:
     def top(self, text: str, limit: int = MEMORY_EDGES_PER_CARD) -> list[str]:
         """The best-scoring names for ``text`` (title + "\\n" + body), best first."""
         text = text.lower()
-        scores: dict[int, int] = {}
+        scores: Counter[int] = Counter()
         by_token = self._by_token
         for token in tokens(text):
-            for position in by_token.get(token, ()):
-                scores[position] = scores.get(position, 0) + 1
+            hits = by_token.get(token)
+            if hits:
+                scores.update(hits)  # counted in C; each name holds a token once
         # a name can only occur in the text where its first three characters do
         candidates = set(self._short)
         by_trigram = self._by_trigram
-        for start in range(len(text) - 2):
-            hits = by_trigram.get(text[start : start + 3])
-            if hits:
-                candidates.update(hits)
+        if len(by_trigram) < len(text):
+            for trigram, hits in by_trigram.items():
+                if trigram in text:
+                    candidates.update(hits)
+        else:
+            for start in range(len(text) - 2):
+                hits = by_trigram.get(text[start : start + 3])
+                if hits:
+                    candidates.update(hits)
         lowered = self._lowered
         for position in candidates:
             if lowered[position] in text:
-                scores[position] = scores.get(position, 0) + NAME_HIT_SCORE
+                scores[position] += NAME_HIT_SCORE
         names = self.names
-        best = heapq.nsmallest(limit, ((-score, names[position]) for position, score in scores.items()))
-        return [name for _score, name in best]
+        if limit <= 0:
+            return []
+        if len(scores) > limit:
+            # only scores at or above the limit-th best can make it: find that score
+            # from the counts of each score, then sort just those
+            levels = Counter(scores.values())
+            kept = 0
+            for threshold in sorted(levels, reverse=True):
+                kept += levels[threshold]
+                if kept >= limit:
+                    break
+            best = [(-score, names[position]) for position, score in scores.items() if score >= threshold]
+        else:
+            best = [(-score, names[position]) for position, score in scores.items()]
+        best.sort()
+        return [name for _score, name in best[:limit]]
 
 
 def memory_skill_edges_naive(texts: Sequence[str], names: Sequence[str]) -> list[list[str]]:

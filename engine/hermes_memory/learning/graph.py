@@ -41,6 +41,8 @@ from typing import Any
 from ..home import HermesHome
 from ..skills.index import Skill, SkillIndex, gc_paused
 from ..skills.usage import (
+    _EPOCH_CACHE,
+    LEARNED_CREATORS,
     UsageSnapshot,
     count_value,
     has_learning_signal,
@@ -51,6 +53,9 @@ from ..skills.usage import (
 from .edges import SkillMatcher, skill_edges
 from .memory_cards import MemoryCard, memory_cards
 from .memory_dates import history_key, memory_dates
+
+_MISSING = object()
+_NOT_LEARNED = ("base", "external")  # sources has_learning_signal rules out
 
 
 @dataclass(slots=True)
@@ -117,6 +122,79 @@ def skill_node_json(node: SkillNode) -> dict[str, Any]:
         "lastPatchedAt": to_epoch(record.get("last_patched_at")),
         "createdAt": to_epoch(record.get("created_at")),
     }
+
+
+def _epoch(value: Any) -> int | None:
+    """:func:`to_epoch`, with its cache consulted inline (most values are cached strings)."""
+    if value is None:
+        return None
+    if value.__class__ is str:
+        known = _EPOCH_CACHE.get(value, _MISSING)
+        if known is not _MISSING:
+            return known
+    return to_epoch(value)
+
+
+def _count(value: Any) -> int:
+    """:func:`count_value`, with plain ints answered inline."""
+    return value if value.__class__ is int else count_value(value)
+
+
+def skill_node_and_json(skill: Skill, record: dict[str, Any]) -> tuple[SkillNode, dict[str, Any]]:
+    """``(skill_node(skill, record), skill_node_json(that node))``, computed together."""
+    get = record.get
+    state = get("state")
+    if not (isinstance(state, str) and state):
+        state = "active"
+    created_by = get("created_by")
+    use_count = _count(get("use_count"))
+    source = skill.source
+    learned = source not in _NOT_LEARNED and (
+        created_by in LEARNED_CREATORS or use_count > 0
+    )
+    last_used = _epoch(get("last_used_at"))
+    last_viewed = _epoch(get("last_viewed_at"))
+    last_patched = _epoch(get("last_patched_at"))
+    created = _epoch(get("created_at"))
+    # record_timestamp: the first usable one in priority order, 0 counting as missing
+    timestamp = (
+        _epoch(get("last_activity_at")) or last_used or last_viewed or last_patched or created
+        or skill.mtime
+    )
+    pinned = bool(get("pinned"))
+    name = skill.name
+    category = skill.category
+    related = skill.related
+    node = SkillNode(
+        name, category, source, timestamp, use_count, state, created_by, pinned, related,
+        skill, record, learned,
+    )
+    payload = {
+        "id": name,
+        "label": name,
+        "kind": "skill",
+        "timestamp": timestamp,
+        "category": category,
+        "useCount": use_count,
+        "state": state,
+        "createdBy": created_by,
+        "pinned": pinned,
+        # --- beyond upstream
+        "source": source,
+        "provenance": skill.provenance,
+        "learned": learned,
+        "directory": skill.directory,
+        "description": skill.description,
+        "tags": list(skill.tags),
+        "related": list(related),
+        "viewCount": _count(get("view_count")),
+        "patchCount": _count(get("patch_count")),
+        "lastUsedAt": last_used,
+        "lastViewedAt": last_viewed,
+        "lastPatchedAt": last_patched,
+        "createdAt": created,
+    }
+    return node, payload
 
 
 def memory_node_json(card: MemoryCard, edge_count: int) -> dict[str, Any]:
@@ -263,8 +341,7 @@ class GraphBuilder:
             if hit is not None and hit[0].skill is skill and hit[0].record == record:
                 node, payload = hit
             else:
-                node = skill_node(skill, record)
-                payload = skill_node_json(node)
+                node, payload = skill_node_and_json(skill, record)
             nodes.append(node)
             payloads.append(payload)
         shown_positions = [i for i, node in enumerate(nodes) if include_all or node.learned]

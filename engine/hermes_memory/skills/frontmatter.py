@@ -7,7 +7,9 @@ when the YAML does not parse, ``{}`` for anything that is not a mapping).
 Most frontmatter is a handful of ``key: value`` lines, so a small reader for that
 subset runs first; anything it is not certain to read exactly as YAML would (anchors,
 block scalars, numbers, booleans, dates, comments after values, ...) goes to PyYAML's C
-loader instead. Tests check the two agree.
+loader instead. Tests check the two agree. The reader goes line by line and remembers
+the lines it has read (``author: ...``, ``metadata:``, tag lists recur from skill to
+skill), so only lines it has not seen before are checked character by character.
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     return text[3 : match.start()], text[match.end() :]
 
 
+def frontmatter_text(text: str) -> str | None:
+    """``split_frontmatter(text)[0]``, without copying the body."""
+    start = 4 if text.startswith("\ufeff---") else 3 if text.startswith("---") else -1
+    if start < 0:
+        return None
+    match = _CLOSING_FENCE.search(text, start)
+    return None if match is None else text[start : match.start()]
+
+
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     """``(frontmatter, body)`` as the agent reads them; never raises."""
     yaml_text, body = split_frontmatter(text)
@@ -47,9 +58,10 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
 
 
 def load_frontmatter_mapping(yaml_text: str) -> dict[str, Any]:
-    fast = _read_simple_mapping(yaml_text)
-    if fast is not None:
-        return fast
+    try:
+        return _simple_mapping(yaml_text)
+    except _NotSimple:
+        pass
     try:
         parsed = yaml.load(yaml_text, Loader=_LOADER)  # noqa: S506 - a safe loader
     except Exception:  # the agent falls back on any error, not only YAMLError
@@ -72,11 +84,11 @@ class _NotSimple(Exception):
     """The text uses YAML the fast reader does not handle; use the real loader."""
 
 
-# One line of the subset: "key:", "key: value", "- item", a comment, or blank.
-_LINE = re.compile(
-    r"^( *)(?:([A-Za-z_][A-Za-z0-9_.\-]*):(?: +([^\n]*[^\n ]))?|- ([^\n]*[^\n ])|#[^\n]*|) *$",
-    re.M,
-)
+# One line of the subset: "key:", "key: value", "- item", a comment, or blank; keys are
+# ``[A-Za-z_][A-Za-z0-9_.\-]*`` (see _line).
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+# Line breaks for YAML that are not line breaks for str.split("\n").
+_OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
 # Plain scalars starting with a letter resolve to something else only for these words
 # (YAML 1.1 booleans and nulls, as PyYAML's resolver table has them); tests check the
 # table still says so.
@@ -162,6 +174,65 @@ def _read_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
         return None
 
 
+_SKIP = None  # a blank or comment line
+
+
+# Shapes common enough to read without the general checks: a plain scalar of letters,
+# digits and a little punctuation (never "#", ":" or an indicator, and starting with a
+# letter it can only be a reserved word if it is not a string), and a flow list of such
+# names separated by ", ".
+_PLAIN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9 _.,'()/\-]*")
+_NAME_LIST = re.compile(r"\[[A-Za-z][A-Za-z0-9_.\-]*(?:, [A-Za-z][A-Za-z0-9_.\-]*)*\]")
+_GOOD_KEYS: set[str] = set()  # keys already checked against _KEY
+
+
+def _line_value(text: str) -> Any:
+    """The value of a ``key: value`` or ``- item`` line; flow lists as tuples."""
+    if _PLAIN_TEXT.fullmatch(text) is not None and text not in RESERVED_WORDS:
+        return text
+    if _NAME_LIST.fullmatch(text) is not None:
+        items = text[1:-1].split(", ")
+        if RESERVED_WORDS.isdisjoint(items):
+            return tuple(items)
+    value = _value(text)
+    return tuple(value) if value.__class__ is list else value
+
+
+def _line(line: str) -> tuple[int, str | None, Any] | None:
+    """``(indent, key, value)`` for one line (``key`` None for a ``- item``; ``value``
+    None for a ``key:`` whose block may follow; flow lists as tuples), or _SKIP."""
+    text = line.lstrip(" ")
+    if not text or text[0] == "#":
+        return _SKIP
+    indent = len(line) - len(text)
+    if text[0] == "-" and text[1:2] == " ":
+        item = text[2:].rstrip(" ")
+        # "-  x": YAML drops the extra spaces; leave such lines to it
+        if not item or item[0] == " " or item[-1] == ":" or ": " in item:
+            raise _NotSimple
+        return indent, None, _line_value(item)
+    key, colon, rest = text.partition(":")
+    if not colon:
+        raise _NotSimple
+    if key not in _GOOD_KEYS:
+        if key in RESERVED_WORDS or _KEY.fullmatch(key) is None:
+            raise _NotSimple
+        if len(_GOOD_KEYS) < 10_000:
+            _GOOD_KEYS.add(key)
+    rest = rest.rstrip(" ")
+    if not rest:
+        return indent, key, None
+    if rest[0] != " ":
+        raise _NotSimple
+    return indent, key, _line_value(rest.lstrip(" "))
+
+
+# Lines already read: most lines of most SKILL.md files ("author: ...", "metadata:",
+# "  hermes:", tag lists) recur across a home's skills.
+_KNOWN_LINES: dict[str, tuple[int, str | None, Any] | None] = {}
+_MISSING = object()
+
+
 def _simple_mapping(yaml_text: str) -> dict[str, Any]:
     if "\t" in yaml_text:
         raise _NotSimple
@@ -169,23 +240,34 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any]:
         yaml_text = yaml_text.replace("\r\n", "\n")
         if "\r" in yaml_text:
             raise _NotSimple
-    lines = _LINE.findall(yaml_text)
-    # every line must be one of the shapes, and the fence line must hold nothing else
-    if len(lines) != yaml_text.count("\n") + 1 or lines[0][1] or lines[0][3]:
+    if not yaml_text.isascii() and any(brk in yaml_text for brk in _OTHER_BREAKS):
         raise _NotSimple
+    lines = yaml_text.split("\n")
+    # the fence line may hold a comment and nothing else
+    first = lines[0].lstrip(" ")
+    if first and first[0] != "#":
+        raise _NotSimple
+    known = _KNOWN_LINES
+    if len(known) >= 100_000:
+        known.clear()
     root: dict[str, Any] = {}
     container: Any = root  # the innermost open block
     level = 0  # its indentation
     stack: list[tuple[int, Any]] = []  # the blocks enclosing it
     pending: str | None = None  # a "key:" whose block may follow
     pending_indent = 0
-    for indent_text, key, value, item in lines:
-        if not key and not item:
+    lines_after = iter(lines)
+    next(lines_after)
+    for line in lines_after:
+        parsed = known.get(line, _MISSING)
+        if parsed is _MISSING:
+            parsed = known[line] = _line(line)
+        if parsed is None:
             continue  # blank or comment
-        indent = len(indent_text)
+        indent, key, value = parsed
         if pending is not None:
             if indent > pending_indent:
-                block: Any = [] if item else {}
+                block: Any = [] if key is None else {}
                 container[pending] = block
                 stack.append((level, container))
                 container, level = block, indent
@@ -196,17 +278,19 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any]:
             level, container = stack.pop()
         if indent != level:
             raise _NotSimple
-        if item:
-            if container.__class__ is not list or item[-1] == ":" or ": " in item:
+        if value.__class__ is tuple:
+            value = list(value)
+        if key is None:
+            if container.__class__ is not list:
                 raise _NotSimple
-            container.append(_value(item))
+            container.append(value)
             continue
-        if container.__class__ is not dict or key in RESERVED_WORDS:
+        if container.__class__ is not dict:
             raise _NotSimple
-        if value:
-            container[key] = _value(value)
-        else:
+        if value is None:
             pending, pending_indent = key, indent
+        else:
+            container[key] = value
     if pending is not None:
         container[pending] = None
     return root

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..config import load_config
 from ..home import HermesHome
-from .frontmatter import load_frontmatter_mapping, split_frontmatter
+from .frontmatter import frontmatter_text, load_frontmatter_mapping
 from .roots import (
     BASE,
     EXCLUDED_DIRS,
@@ -184,6 +184,8 @@ def read_head(path: str) -> tuple[str, os.stat_result]:
 
 
 def _text(value: Any) -> str:
+    if value.__class__ is str:
+        return value.strip()
     if value is None or isinstance(value, dict | list):
         return ""
     return str(value).strip()
@@ -192,6 +194,11 @@ def _text(value: Any) -> str:
 def _string_list(value: Any) -> tuple[str, ...]:
     """A list as strings with blanks dropped; the naive YAML fallback gives ``"[a, b]"``."""
     if isinstance(value, list):
+        for item in value:
+            if item.__class__ is not str or not item or item != item.strip():
+                break
+        else:
+            return tuple(value)  # the usual list of tags or names, nothing to drop
         return tuple(text for text in (str(item).strip() for item in value if item is not None) if text)
     if isinstance(value, str):  # also drop the quotes YAML would have removed
         items = (item.strip().strip("'\"").strip() for item in value.strip().strip("[]").split(","))
@@ -205,28 +212,28 @@ def _hermes_meta(frontmatter: dict[str, Any]) -> dict[str, Any]:
     return hermes if isinstance(hermes, dict) else {}
 
 
+_EMPTY: dict[str, Any] = {}
+
+
 def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
-    yaml_text, _body = split_frontmatter(text)
-    frontmatter = load_frontmatter_mapping(yaml_text) if yaml_text is not None else {}
+    yaml_text = frontmatter_text(text)
+    frontmatter = load_frontmatter_mapping(yaml_text) if yaml_text is not None else _EMPTY
+    get = frontmatter.get
     hermes = _hermes_meta(frontmatter)
-    name = _text(frontmatter.get("name")) or dir_name.strip()
-    category = _text(frontmatter.get("category")) or _text(hermes.get("category"))
+    name = _text(get("name")) or dir_name.strip()
+    category = _text(get("category")) or _text(hermes.get("category"))
     if not category:
         # <category>/<skill>/SKILL.md; a flat skill is "general" (upstream said "skills")
         category = rel_parts[-2] if len(rel_parts) >= 2 else "general"
-    related = frontmatter.get("related_skills")
+    related = get("related_skills")
     if not related:
         related = hermes.get("related_skills")
     tags = hermes.get("tags")
     if not tags:
-        tags = frontmatter.get("tags")
+        tags = get("tags")
     return _Parsed(
-        name=name,
-        category=category,
-        description=_text(frontmatter.get("description")),
-        tags=_string_list(tags),
-        related=_string_list(related),
-        frontmatter_text=yaml_text,
+        name, category, _text(get("description")), _string_list(tags), _string_list(related),
+        yaml_text,
     )
 
 
@@ -641,6 +648,15 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            # Everything allocated meanwhile sits in the youngest generation, and the
+            # first collection afterwards would walk all of it (tens of milliseconds
+            # for a large home) only to find it alive: most of it is the kept index
+            # and payload. Move it to the oldest generation instead, as the
+            # collector would after two passes. Skipped when someone else uses
+            # gc.freeze(), whose permanent generation this must not empty.
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

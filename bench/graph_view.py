@@ -93,8 +93,9 @@ def best(fn, repeat: int = 3) -> float:
     return min(times)
 
 
-def median_repaint(app: QApplication, view: pg.GraphicsView, vb: pg.ViewBox, action, repeat: int = 9) -> float:
-    """Median time of one camera step and the repaint it causes. On our view the step starts
+def median_repaint(app: QApplication, view: pg.GraphicsView, vb: pg.ViewBox, action, repeat: int = 31) -> float:
+    """Median time of one camera step and the repaint it causes (31 steps: single repaints
+    take 2-4 ms, so fewer samples let one scheduler hiccup decide). On our view the step starts
     with ``begin_camera_move()``, which is what its ViewBox calls on a drag or a wheel."""
     times = []
     moving = getattr(view, "begin_camera_move", None)

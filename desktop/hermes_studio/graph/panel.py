@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -501,6 +501,7 @@ class GraphPanel(QWidget):
             self._select_after = None
         self._update_count()
         self._update_warnings(data.warnings)
+        self._seed_unused_dates(data)
         skills, memories, span = growth_histogram(data)
         self.scrubber.set_data(skills, memories, span, [ring.start for ring in snapshot.layout.rings])
         self._sync_details()
@@ -590,6 +591,23 @@ class GraphPanel(QWidget):
             date_from=epoch(self.from_date.date(), False) if self.from_box.isChecked() else None,
             date_to=epoch(self.to_date.date(), True) if self.to_box.isChecked() else None,
         )
+
+    def _seed_unused_dates(self, data: GraphData) -> None:
+        """Show the home's first and last dates in the date fields that are switched off,
+        so ticking "From" or "To" starts from the real range (not Qt's 1 Jan 2000)."""
+        dated = data.times[~np.isnan(data.times)]
+        if not dated.size:
+            return
+        for box, edit, moment in (
+            (self.from_box, self.from_date, float(dated.min())),
+            (self.to_box, self.to_date, float(dated.max())),
+        ):
+            if box.isChecked():
+                continue  # the person's own choice stays
+            day = datetime.fromtimestamp(moment, tz=UTC)
+            edit.blockSignals(True)
+            edit.setDate(QDate(day.year, day.month, day.day))
+            edit.blockSignals(False)
 
     def set_date_range(self, start: datetime | None, end: datetime | None) -> None:
         """Set the date filter (inclusive days, UTC); None lifts that side."""

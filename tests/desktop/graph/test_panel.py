@@ -349,3 +349,19 @@ def test_an_unreadable_home_shows_the_error_and_keeps_the_app_running(make_panel
         f"Cannot read the Hermes home at {demo_home.path}: permission denied. Check the "
         "folder's permissions, or open another home."
     )
+
+
+def test_unused_date_fields_show_the_homes_first_and_last_day(panel):
+    from datetime import UTC, datetime
+
+    import numpy as np
+
+    times = panel.data.times[~np.isnan(panel.data.times)]
+    first = datetime.fromtimestamp(float(times.min()), tz=UTC).date()
+    last = datetime.fromtimestamp(float(times.max()), tz=UTC).date()
+    assert panel.from_date.date().toPython() == first
+    assert panel.to_date.date().toPython() == last
+    assert not panel.from_box.isChecked() and not panel.to_box.isChecked()
+    shown = int(panel.mask.sum())
+    panel.from_box.setChecked(True)  # ticking it keeps everything: it starts at the first day
+    assert int(panel.mask.sum()) == shown

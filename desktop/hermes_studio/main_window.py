@@ -29,16 +29,6 @@ VIEWS = ("graph", "memory")
 DEFAULT_SIZE = (1200, 800)
 
 
-def _placeholder(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName("placeholder")
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
 class MainWindow(QMainWindow):
     """The studio's window over one Hermes home."""
 

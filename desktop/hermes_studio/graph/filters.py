@@ -50,9 +50,6 @@ class FilterState:
         """The payload must include every skill (base, unused), not only learned ones."""
         return self.source != "learned"
 
-    def is_default(self) -> bool:
-        return self.with_(reveal_until=None) == FilterState(source=self.source)
-
 
 def search_mask(data: GraphData, query: str) -> np.ndarray:
     terms = query.lower().split()

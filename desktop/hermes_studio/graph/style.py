@@ -15,7 +15,7 @@ import colorsys
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QPainterPath, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -136,11 +136,3 @@ def pin_symbol(node_diameter: float) -> QPainterPath:
     path = path.united(needle)
     _PINS[key] = path
     return path
-
-
-def ring_symbol() -> QPainterPath:
-    path = QPainterPath()
-    path.addEllipse(QRectF(-0.5, -0.5, 1.0, 1.0))
-    inner = QPainterPath()
-    inner.addEllipse(QRectF(-0.40, -0.40, 0.80, 0.80))
-    return path.subtracted(inner)

@@ -365,10 +365,6 @@ class MergeProposal:
     def conflicts(self) -> list[MergeItem]:
         return self.by_kind("conflict")
 
-    @property
-    def disk_changed(self) -> bool:
-        return tuple(self.base) != tuple(self.theirs)
-
     def _choices(self, choices: Mapping[str, str] | None) -> dict[str, str]:
         chosen = {item.id: item.default for item in self.items}
         for key, value in (choices or {}).items():

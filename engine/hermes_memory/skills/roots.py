@@ -138,14 +138,6 @@ def read_hub_lock(home: HermesHome) -> HubLock:
     return HubLock(frozenset(str(name) for name in installed), frozenset(dirs))
 
 
-def read_suppressed(home: HermesHome) -> set[str]:
-    try:
-        text = home.curator_suppressed.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return set()
-    return {line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")}
-
-
 # --- path safety ------------------------------------------------------------------------
 def is_strictly_inside(real_path: str, real_root: str) -> bool:
     """Both arguments are real paths; True when the path is below (not at) the root."""

@@ -1,10 +1,10 @@
 """The main window: one open Hermes home, a tab per view, a status bar and the menus.
 
 The window owns the home's :class:`Workspace` (engine work off the UI thread, one writer,
-folder watching) and closes it when it closes. The "Memory" tab holds the two memory
-editors; the status bar always shows both stores' capacity meters. The learning graph is
-still a placeholder. The window never reads Hermes files itself: that goes through the
-engine.
+folder watching) and closes it when it closes. The "Learning graph" tab holds the graph
+explorer and the "Memory" tab the two memory editors; the status bar always shows both
+stores' capacity meters, and a home switcher sits in the tab bar's corner. The window never
+reads Hermes files itself: that goes through the engine.
 """
 
 from __future__ import annotations

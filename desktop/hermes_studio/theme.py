@@ -64,7 +64,6 @@ QTabBar::tab { padding: 6px 16px; color: $muted_text; background: $surface_alt;
                border: 1px solid $border; border-bottom: none; margin-right: 2px; }
 QTabBar::tab:selected { color: $text; background: $surface; }
 QStatusBar { color: $muted_text; border-top: 1px solid $border; }
-QLabel#placeholder { color: $muted_text; font-size: 15px; }
 """
 )
 

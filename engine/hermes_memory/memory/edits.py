@@ -32,7 +32,14 @@ from dataclasses import dataclass, field
 from . import entries as fmt
 from .render import render_block, sanitise_entry
 from .scan import Finding, find_invisible, scan_findings
-from .store import MemoryStore, StoreRefusal, content_problem, detect_drift, read_store_file
+from .store import (
+    ROUND_TRIP_DRIFT,
+    MemoryStore,
+    StoreFile,
+    StoreRefusal,
+    content_problem,
+    detect_drift,
+)
 
 #: How similar (difflib ratio) a changed entry must be to a vanished one to count as its edit.
 SIMILARITY = 0.55
@@ -41,10 +48,9 @@ _MAX_PAIRS = 4000
 
 CHOICES = ("mine", "theirs", "both")
 
-#: The drift reason (see :func:`detect_drift`) that blocks saving until the file is normalised.
-#: The other reason, one entry larger than the whole budget, does not: the editor is where a
-#: person splits or shortens that entry, and the budget check refuses anything still too big.
-ROUND_TRIP_DRIFT = "round-trip mismatch"
+# Saving is blocked by ROUND_TRIP_DRIFT until the file is normalised, not by
+# OVERSIZED_ENTRY_DRIFT: the editor is where a person splits or shortens that entry, and
+# the budget check refuses anything still too big.
 
 
 # --- checking a draft --------------------------------------------------------------------
@@ -670,10 +676,11 @@ def save_draft(
     limit = store.limit(target)
     merged: list[MergeProposal] = []
 
-    def change(current: list[str]) -> tuple[list[str], str]:
-        # Under the lock: the file as it is now (the store has just read it too).
-        if detect_drift(read_store_file(store.path(target)), limit) == ROUND_TRIP_DRIFT:
+    def refuse_round_trip_drift(on_disk: StoreFile) -> None:
+        if detect_drift(on_disk, limit) == ROUND_TRIP_DRIFT:
             raise StoreRefusal(_drift_refusal(target))
+
+    def change(current: list[str]) -> tuple[list[str], str]:
         if current == base:
             new_entries = [d.text for d in drafts]
             message = "Saved."
@@ -704,7 +711,7 @@ def save_draft(
             )
         return new_entries, message
 
-    result = store.mutate(target, change, drift_guard=False)  # drift is checked in change()
+    result = store.mutate(target, change, drift_guard=False, check_file=refuse_round_trip_drift)
     if result.get("success"):
         result = {**result, "entries": store.entries(target)}
         if merged:

@@ -107,6 +107,11 @@ def _normalise_for_drift(text: str) -> str:
     return text
 
 
+#: The two reasons :func:`detect_drift` gives.
+ROUND_TRIP_DRIFT = "round-trip mismatch"
+OVERSIZED_ENTRY_DRIFT = "entry larger than the whole budget"
+
+
 def detect_drift(store_file: StoreFile, limit: int) -> str | None:
     """Why this file would not survive a rewrite by the tool, or ``None``.
 
@@ -125,9 +130,9 @@ def detect_drift(store_file: StoreFile, limit: int) -> str | None:
         if _normalise_for_drift(store_file.raw) != _normalise_for_drift(
             fmt.serialise_entries(pieces)
         ):
-            return "round-trip mismatch"
+            return ROUND_TRIP_DRIFT
     if pieces and max(len(piece) for piece in pieces) > limit:
-        return "entry larger than the whole budget"
+        return OVERSIZED_ENTRY_DRIFT
     return None
 
 
@@ -309,6 +314,7 @@ class MemoryStore:
         change: Callable[[list[str]], tuple[list[str], str]],
         *,
         drift_guard: bool = True,
+        check_file: Callable[[StoreFile], None] | None = None,
     ) -> dict:
         """Lock, re-read, apply ``change`` to the fresh entries, write atomically, report.
 
@@ -317,6 +323,8 @@ class MemoryStore:
         given means "nothing to write" (a duplicate add). The result is dedupe'd and
         written canonically; the payload is the memory tool's success or error dict.
         Callers check content (:func:`content_problem`) and budgets inside ``change``.
+        ``check_file`` sees the file as read under the lock (raw text, drift) and may raise
+        :class:`StoreRefusal` too, for callers with their own drift policy.
         """
         refusal = self.disabled_refusal(target)
         if refusal:
@@ -332,6 +340,8 @@ class MemoryStore:
             with file_lock(path, self.lock_timeout):
                 current = read_store_file(path)
                 self._set_entries(target, current.entries)
+                if check_file is not None:
+                    check_file(current)
                 if drift_guard:
                     refusal = self._drift_refusal(target, current)
                     if refusal:

@@ -22,6 +22,7 @@ from ..memory import entries as fmt
 from ..memory.store import (
     MAX_CONSOLIDATION_FAILURES_PER_TURN,
     MemoryStore,
+    StoreFile,
     StoreReadError,
     StoreRefusal,
     content_problem,
@@ -65,6 +66,7 @@ class PlanningMemoryStore(MemoryStore):
         change: Callable[[list[str]], tuple[list[str], str]],
         *,
         drift_guard: bool = True,
+        check_file: Callable[[StoreFile], None] | None = None,
     ) -> dict:
         """Run ``change`` on the planned entries and report it; the file is not touched."""
         refusal = self.disabled_refusal(target)
@@ -74,6 +76,11 @@ class PlanningMemoryStore(MemoryStore):
             on_disk = read_store_file(self.path(target))
         except StoreReadError as exc:
             return {"success": False, "error": str(exc)}
+        try:
+            if check_file is not None:
+                check_file(on_disk)
+        except StoreRefusal as refusal:
+            return refusal.payload
         if drift_guard and detect_drift(on_disk, self.limit(target)):
             # The real store would back the file up here; a review never writes, it refuses.
             return {

@@ -12,10 +12,13 @@ is reused while the directory's mtime is unchanged, a parsed ``SKILL.md`` while 
 mtime is within :data:`RACY_SECONDS` of the scan are re-checked next time, because two
 writes inside one filesystem timestamp tick would otherwise look like none.
 
-Costs, for ten thousand skills: a first scan is dominated by reading and parsing the
-files; a rescan by two ``stat`` calls per skill (its directory and its SKILL.md). A
-caller that watches the folders can pass the changed paths (``scan(changed=...)``) and
-skip those calls for everything else.
+A directory whose link count says it has no subdirectories is not listed: its SKILL.md
+is opened directly, refusing links and special files (those, and a missing SKILL.md,
+send it back to an ordinary listing). So a first scan costs one ``stat`` and one read
+per skill and is dominated by reading and parsing the files; a rescan costs two
+``stat`` calls per skill (its directory and its SKILL.md). A caller that watches the
+folders can pass the changed paths (``scan(changed=...)``) and skip those calls for
+everything else.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from .roots import (
 HEAD_CHARS = 4000
 RACY_SECONDS = 2.0
 _RACY_NS = int(RACY_SECONDS * 1e9)
+_SKILL_MD_SUFFIX = os.sep + "SKILL.md"
 
 # provenance values (who owns the skill)
 LOCAL = "local"  # made by the agent or the person in this profile
@@ -161,11 +165,21 @@ class _Parsed:
     frontmatter_text: str | None
 
 
-def read_head(path: str) -> tuple[str, os.stat_result]:
-    """The first :data:`HEAD_CHARS` characters of a file, and its stat, in one open."""
-    fd = os.open(path, os.O_RDONLY)
+def read_head(path: str, *, follow_links: bool = True) -> tuple[str, os.stat_result]:
+    """The first :data:`HEAD_CHARS` characters of a file, and its stat, in one open.
+
+    With ``follow_links=False`` the file must be a regular file reached without a link
+    (:class:`NotARegularFile` otherwise); it is opened non-blocking, so a FIFO cannot
+    hang the scan.
+    """
+    flags = os.O_RDONLY | os.O_CLOEXEC
+    if not follow_links:
+        flags |= os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
+        if not follow_links and not stat.S_ISREG(st.st_mode):
+            raise NotARegularFile(path)
         data = os.read(fd, HEAD_CHARS)
         # 4,000 bytes may hold fewer than 4,000 characters; read on only when the head
         # might cut the frontmatter short (at most 4 bytes per character).
@@ -181,6 +195,10 @@ def read_head(path: str) -> tuple[str, os.stat_result]:
             "it as UTF-8."
         ) from None
     return text[:HEAD_CHARS], st
+
+
+class NotARegularFile(OSError):
+    """``read_head(..., follow_links=False)`` met a link, a FIFO or another special file."""
 
 
 def _text(value: Any) -> str:
@@ -248,12 +266,28 @@ class _DirListing:
 
 
 @dataclass(slots=True)
+class _Leaf:
+    """A directory with no subdirectories whose SKILL.md has not been looked at yet."""
+
+    mtime_ns: int
+    trusted: bool
+
+
+@dataclass(slots=True)
 class _FileEntry:
     mtime_ns: int
     size: int
     trusted: bool
     parsed: _Parsed
     skill: Skill | None = None  # the last Skill built from it
+
+
+# One skill found by a walk: (rel_parts, directory, skill_md, what reading it gave).
+_Found = tuple[tuple[str, ...], str, str, "_FileEntry | str | None"]
+
+
+def _found_order(found: _Found) -> tuple[str, ...]:
+    return found[0]
 
 
 @dataclass(slots=True)
@@ -298,7 +332,7 @@ class SkillIndex:
         self._config_loaded = False
         self._roots: tuple[int, list[SkillRoot]] | None = None
         self._last: SkillScan | None = None
-        self._last_found: list[tuple[SkillRoot, list[tuple[tuple[str, ...], str, str]]]] = []
+        self._last_found: list[tuple[SkillRoot, list[_Found]]] = []
         self.files_parsed = 0  # SKILL.md files read by the last scan (for tests and benches)
 
     # config.yaml goes through ruamel, which is slow; reload it only when it changes.
@@ -354,7 +388,7 @@ class SkillIndex:
         walked = []
         for root in roots:
             found = self._walk(root, root_paths, run)
-            found.sort()
+            found.sort(key=_found_order)
             walked.append((root, found))
         scan = self._assemble(walked, run, config, roots, bundled, hub)
         # forget what no longer exists so the caches do not grow without bound
@@ -374,10 +408,10 @@ class SkillIndex:
         duplicates: list[Skill] = []
         by_name: dict[str, Skill] = {}
         for root, found in walked:
-            for rel_parts, directory, skill_md in found:
-                run.seen_files.add(skill_md)
-                entry = self._file(skill_md, rel_parts, run)
-                if entry is None:
+            for rel_parts, directory, _skill_md, entry in found:
+                if entry.__class__ is not _FileEntry:
+                    if entry is not None:
+                        run.warnings.append(entry)  # why the file was skipped
                     continue
                 skill = self._skill(root, directory, rel_parts, entry, bundled, hub)
                 if not skill.name:
@@ -417,7 +451,7 @@ class SkillIndex:
             root, rel_parts = found
             self._files[path].trusted = False  # make _file look at the disk
             entry = self._file(path, rel_parts, run)
-            if entry is None:
+            if entry.__class__ is not _FileEntry:
                 return None
             skill = self._skill(root, old.directory, rel_parts, entry, last.bundled, last.hub)
             if skill.name != old.name:
@@ -432,24 +466,23 @@ class SkillIndex:
 
     def _locate(self, skill_md: str) -> tuple[SkillRoot, tuple[str, ...]] | None:
         for root, found in self._last_found:
-            for rel_parts, _directory, path in found:
+            for rel_parts, _directory, path, _entry in found:
                 if path == skill_md:
                     return root, rel_parts
         return None
 
-    def _walk(
-        self, root: SkillRoot, root_paths: set[str], run: _Pass
-    ) -> list[tuple[tuple[str, ...], str, str]]:
-        """``(rel_parts, directory, skill_md)`` for every skill directory under a root."""
+    def _walk(self, root: SkillRoot, root_paths: set[str], run: _Pass) -> list[_Found]:
+        """Every skill directory under a root, with what reading its SKILL.md gave."""
         top = os.path.normpath(root.path)
         if not os.path.isdir(top):
             return []
         real_top = os.path.realpath(top)
         others = root_paths - {top}
-        found = []
+        found: list[_Found] = []
         stack: list[tuple[str, tuple[str, ...]]] = [(top, ())]
         followed_links: set[str] = set()
         seen_dirs = run.seen_dirs
+        seen_files = run.seen_files
         warnings = run.warnings
         while stack:
             directory, rel = stack.pop()
@@ -457,12 +490,27 @@ class SkillIndex:
             if listing is None:
                 continue
             seen_dirs.add(directory)
+            if listing.__class__ is _Leaf:
+                # No subdirectories, so SKILL.md is all there is to find: open it
+                # directly (no link, regular file) instead of listing the directory.
+                probe = directory + _SKILL_MD_SUFFIX
+                entry = self._file(probe, rel, run, False)
+                if entry.__class__ is _FileEntry:
+                    self._store_dir(directory, _DirListing(listing.mtime_ns, listing.trusted, probe, (), ()))
+                    seen_files.add(probe)
+                    found.append((rel, directory, probe, entry))
+                    continue
+                # a link, something odd, or no SKILL.md (and perhaps a link count
+                # that is not real): list the directory after all
+                listing = self._list(directory, real_top, listing.mtime_ns, listing.trusted, is_root=False)
             if listing.notes:
                 warnings.extend(listing.notes)
-            if listing.skill_md is not None:
-                found.append((rel, directory, listing.skill_md))
+            skill_md = listing.skill_md
+            if skill_md is not None:
+                seen_files.add(skill_md)
+                found.append((rel, directory, skill_md, self._file(skill_md, rel, run)))
             for name, path, is_link in listing.subdirs:
-                if listing.skill_md is not None and name in SUPPORT_DIRS:
+                if skill_md is not None and name in SUPPORT_DIRS:
                     continue
                 if path in others:  # another root nested in this one scans itself
                     continue
@@ -473,7 +521,7 @@ class SkillIndex:
 
     def _listing(
         self, directory: str, real_top: str, run: _Pass, *, is_root: bool
-    ) -> _DirListing | None:
+    ) -> _DirListing | _Leaf | None:
         cached = self._dirs.get(directory)
         if cached is not None and cached.trusted and run.trust and not run.is_dirty_dir(directory):
             return cached
@@ -485,17 +533,13 @@ class SkillIndex:
             return cached
         trusted = not _is_racy(st.st_mtime_ns, run.now_ns)
         if st.st_nlink == 2 and not is_root:
-            # No subdirectories (POSIX filesystems count them in the link count), so a
-            # skill directory needs no listing: its SKILL.md is all there is to find.
-            # A directory without one is listed anyway, in case the count is not real.
-            probe = directory + os.sep + "SKILL.md"
-            try:
-                if stat.S_ISREG(os.lstat(probe).st_mode):
-                    listing = _DirListing(st.st_mtime_ns, trusted, probe, (), ())
-                    self._store_dir(directory, listing)
-                    return listing
-            except OSError:
-                pass
+            # POSIX filesystems count subdirectories in a directory's link count
+            return _Leaf(st.st_mtime_ns, trusted)
+        return self._list(directory, real_top, st.st_mtime_ns, trusted, is_root=is_root)
+
+    def _list(
+        self, directory: str, real_top: str, mtime_ns: int, trusted: bool, *, is_root: bool
+    ) -> _DirListing | None:
         skill_md = None
         subdirs = []
         notes = []
@@ -522,7 +566,7 @@ class SkillIndex:
             if is_root:
                 return None
             notes.append(f"Could not list {directory}: {exc.strerror}; its skills are skipped.")
-        listing = _DirListing(st.st_mtime_ns, trusted, skill_md, subdirs, notes)
+        listing = _DirListing(mtime_ns, trusted, skill_md, subdirs, notes)
         self._store_dir(directory, listing)
         return listing
 
@@ -544,28 +588,32 @@ class SkillIndex:
         else:
             self._racy_files.add(path)
 
-    def _file(self, path: str, rel_parts: tuple[str, ...], run: _Pass) -> _FileEntry | None:
+    def _file(
+        self, path: str, rel_parts: tuple[str, ...], run: _Pass, follow_links: bool = True
+    ) -> _FileEntry | str | None:
+        """The parsed SKILL.md; else a warning for a file that cannot be read, or None
+        for one that is gone. ``follow_links=False``: see :func:`read_head`."""
         cached = self._files.get(path)
         if cached is not None:
             if cached.trusted and run.trust and not run.is_dirty_file(path):
                 return cached
             try:
-                st = os.stat(path)
+                st = os.stat(path) if follow_links else os.lstat(path)
             except OSError:
                 self._store_file(path, None)
                 return None
             if cached.trusted and cached.mtime_ns == st.st_mtime_ns and cached.size == st.st_size:
                 return cached
         try:
-            text, st = read_head(path)
+            text, st = read_head(path, follow_links=follow_links)
         except SkillReadError as exc:
-            run.warnings.append(str(exc))
             self._store_file(path, None)
-            return None
+            return str(exc)
         except OSError as exc:
-            run.warnings.append(f"Could not read {path}: {exc.strerror}; skipped.")
             self._store_file(path, None)
-            return None
+            if not follow_links:
+                return None
+            return f"Could not read {path}: {exc.strerror}; skipped."
         self.files_parsed += 1
         dir_name = rel_parts[-1] if rel_parts else os.path.basename(os.path.dirname(path))
         parsed = parse_head(text, dir_name, rel_parts)
@@ -614,20 +662,10 @@ class SkillIndex:
             and cached.size == entry.size
         ):
             return cached
-        skill = Skill(
-            name=name,
-            source=source,
-            provenance=provenance,
-            root=root,
-            directory=directory,
-            rel_dir="/".join(rel_parts),
-            category=parsed.category,
-            description=parsed.description,
-            tags=parsed.tags,
-            related=parsed.related,
-            frontmatter_text=parsed.frontmatter_text,
-            mtime_ns=entry.mtime_ns,
-            size=entry.size,
+        skill = Skill(  # positional: ten thousand of these are made in a cold scan
+            name, source, provenance, root, directory, "/".join(rel_parts), parsed.category,
+            parsed.description, parsed.tags, parsed.related, parsed.frontmatter_text,
+            entry.mtime_ns, entry.size,
         )
         entry.skill = skill
         return skill

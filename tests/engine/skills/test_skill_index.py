@@ -126,6 +126,24 @@ def test_a_link_out_of_the_root_is_not_followed(hb, tmp_path):
     ]
 
 
+def test_special_files_named_skill_md_are_not_opened_as_skills(hb):
+    # A folder without subfolders has its SKILL.md opened directly (no listing); a FIFO
+    # there must neither hang the scan nor count, and a link still gets its check.
+    fifo_dir = hb.home.skills_dir / "cat" / "fifo-skill"
+    fifo_dir.mkdir(parents=True)
+    os.mkfifo(fifo_dir / "SKILL.md")
+    hb.skill("cat/real-skill")
+    target = hb.home.skills_dir / "cat" / "linked-skill.md"
+    target.write_text("---\nname: linked-skill\ndescription: Kept beside its link\n---\nBody\n")
+    linked = hb.home.skills_dir / "cat" / "linked-skill"
+    linked.mkdir()
+    os.symlink(target, linked / "SKILL.md")
+    scan = scan_skills(hb.home)
+    assert sorted(scan.by_name) == ["linked-skill", "real-skill"]
+    assert scan.get("linked-skill").directory == str(linked)
+    assert scan.warnings == []
+
+
 def test_links_inside_the_root_are_followed_once_and_loops_end(hb):
     hb.skill("cat/real-skill")
     os.symlink(hb.home.skills_dir / "cat", hb.home.skills_dir / "alias")
@@ -153,10 +171,10 @@ def test_an_unreadable_skill_is_skipped_with_a_warning(hb, monkeypatch):
     bad = hb.skill("locked")
     real = index_module.read_head
 
-    def read_head(path):
+    def read_head(path, **options):
         if path.startswith(str(bad)):
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(path, **options)
 
     monkeypatch.setattr(index_module, "read_head", read_head)
     scan = scan_skills(hb.home)

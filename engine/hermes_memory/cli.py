@@ -107,7 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers.required = True
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    _json_flag_everywhere(subparsers)
     return parser
+
+
+def _json_flag_everywhere(subparsers: argparse._SubParsersAction) -> None:
+    """Let ``--json`` follow any sub-command (``graph --json``), not only come first."""
+    for command in set(subparsers.choices.values()):
+        if "--json" not in command._option_string_actions:
+            add_json_flag(command)
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _json_flag_everywhere(action)
 
 
 def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:

@@ -119,3 +119,27 @@ def test_console_script_runs(home):
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["stores"]["memory"]["limit"] == 2200
+
+
+def test_budget_refusals_advise_a_person_in_text_and_keep_the_tool_wording_in_json(home):
+    run("--home", str(home.path), "add", "user", "u" * 1000)
+    too_long = "v" * 500
+    code, out, err = run("--home", str(home.path), "add", "user", too_long)
+    assert code == 1 and out == ""
+    first_line = err.splitlines()[0]
+    assert first_line == (
+        "hermes-memory: Memory at 1,000/1,375 chars. Adding this entry (500 chars) would "
+        "exceed the limit. Shorten or remove other entries to make room, then add it again."
+    )
+    code, out, _ = run("--home", str(home.path), "--json", "add", "user", too_long)
+    assert code == 1
+    assert json.loads(out)["error"].endswith("then retry this add — all in this turn.")
+    assert home.user_file.read_text(encoding="utf-8") == "u" * 1000
+
+
+def test_json_is_accepted_after_any_sub_command(home):
+    run("--home", str(home.path), "add", "memory", "alpha")
+    for argv in (["status"], ["show", "memory"], ["graph"], ["skills", "list"]):
+        code, out, _ = run("--home", str(home.path), *argv, "--json")
+        assert code == 0, argv
+        assert isinstance(json.loads(out), dict), argv

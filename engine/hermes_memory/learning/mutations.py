@@ -21,7 +21,7 @@ from typing import Any
 
 from ..home import HermesHome
 from ..memory.entries import FILE_NAMES, fingerprint
-from ..memory.store import MemoryStore, StoreReadError, read_store_file
+from ..memory.store import MemoryStore, StoreReadError, for_people, read_store_file
 from ..skills.editing import SkillTextError, edit_refusal, edit_skill, read_skill_text, revision_of
 from ..skills.index import Skill, SkillScan
 from ..skills.lifecycle import (
@@ -96,7 +96,7 @@ def _memory_id_for(home: HermesHome, target: str, fp: str) -> str | None:
 
 def _store_result(result: dict[str, Any], message: str) -> dict[str, Any]:
     if not result.get("success"):
-        return {"ok": False, "message": str(result.get("error") or "the store refused it")}
+        return {"ok": False, "message": for_people(str(result.get("error") or "the store refused it"))}
     return {"ok": True, "message": message}
 
 

@@ -11,7 +11,7 @@ from ..config import load_memory_config
 from . import entries as fmt
 from .scan import scan_findings
 from .status import read_store_status
-from .store import MemoryStore, StoreReadError
+from .store import MemoryStore, StoreReadError, for_people
 from .tool import dispatch
 
 _TARGET_HELP = "memory (the agent's notes, MEMORY.md) or user (the user profile, USER.md)"
@@ -148,7 +148,7 @@ def _report(ctx: CliContext, store: MemoryStore, result: dict) -> int:
     if ok:
         ctx.print(f"{result['message']} ({result['usage']}, {result['entry_count']} entries)")
         return EXIT_OK
-    ctx.error(result.get("error", "the store refused the change"))
+    ctx.error(for_people(result.get("error", "the store refused the change")))
     for preview in result.get("matches", []):
         print(f"  match: {preview}", file=ctx.stderr)
     if result.get("current_entries"):

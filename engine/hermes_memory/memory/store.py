@@ -162,6 +162,38 @@ class StoreRefusal(Exception):
         self.counts_as_failure = counts_as_failure
 
 
+# The budget refusals end with advice for the agent (upstream's words, kept in the tool's
+# payloads); a person reading them in the CLI or the app gets advice meant for them.
+_ADD_ADVICE_FOR_AGENT = (
+    " Consolidate now: use 'replace' to merge overlapping entries into shorter ones or "
+    "'remove' stale or less important entries (see current_entries below), then retry this "
+    "add — all in this turn."
+)
+_REPLACE_ADVICE_FOR_AGENT = (
+    " Shorten the new content, or 'remove' other stale or less important entries to make "
+    "room (see current_entries below), then retry — all in this turn."
+)
+_BATCH_ADVICE_FOR_AGENT = (
+    " Remove or shorten more entries in the same batch (see current_entries below), then "
+    "retry."
+)
+_ADVICE_FOR_PEOPLE = {
+    _ADD_ADVICE_FOR_AGENT: " Shorten or remove other entries to make room, then add it again.",
+    _REPLACE_ADVICE_FOR_AGENT: " Shorten the new text, or shorten or remove other entries "
+    "to make room.",
+    _BATCH_ADVICE_FOR_AGENT: " Shorten or remove more entries, then try again.",
+}
+
+
+def for_people(error: str) -> str:
+    """A store error with the agent-directed advice of a budget refusal reworded for a
+    person (the numbers stay); other errors unchanged."""
+    for agent_advice, advice in _ADVICE_FOR_PEOPLE.items():
+        if error.endswith(agent_advice):
+            return error[: -len(agent_advice)] + advice
+    return error
+
+
 class MemoryStore:
     """The two built-in stores of one Hermes home.
 
@@ -451,10 +483,7 @@ class MemoryStore:
                 raise self._failure(
                     target,
                     f"Memory at {current:,}/{limit:,} chars. Adding this entry "
-                    f"({len(content)} chars) would exceed the limit. Consolidate now: use "
-                    "'replace' to merge overlapping entries into shorter ones or 'remove' "
-                    "stale or less important entries (see current_entries below), then retry "
-                    "this add — all in this turn.",
+                    f"({len(content)} chars) would exceed the limit.{_ADD_ADVICE_FOR_AGENT}",
                     entries,
                 )
             return proposed, "Entry added."
@@ -489,9 +518,8 @@ class MemoryStore:
         if projected > limit:
             raise self._failure(
                 target,
-                f"Replacement would put memory at {projected:,}/{limit:,} chars. Shorten the "
-                "new content, or 'remove' other stale or less important entries to make room "
-                "(see current_entries below), then retry — all in this turn.",
+                f"Replacement would put memory at {projected:,}/{limit:,} chars."
+                f"{_REPLACE_ADVICE_FOR_AGENT}",
                 entries,
             )
         return proposed
@@ -536,8 +564,7 @@ class MemoryStore:
                 raise self._failure(
                     target,
                     f"After applying all {len(operations)} operations, memory would be at "
-                    f"{final:,}/{limit:,} chars -- over the limit. Remove or shorten more "
-                    "entries in the same batch (see current_entries below), then retry.",
+                    f"{final:,}/{limit:,} chars -- over the limit.{_BATCH_ADVICE_FOR_AGENT}",
                     entries,
                 )
             return working, f"Applied {len(operations)} operation(s)."

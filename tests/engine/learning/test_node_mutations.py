@@ -128,8 +128,9 @@ def test_memory_refusals_change_nothing(mem, write_config):
     write_config("memory:\n  memory_char_limit: 60\n")
     result = edit_node(mem.home, node_id, "b" * 80)
     assert result["ok"] is False
-    assert result["message"].startswith(
-        "Replacement would put memory at 106/60 chars. Shorten the new content"
+    assert result["message"] == (  # the store's numbers, with advice for a person
+        "Replacement would put memory at 106/60 chars. Shorten the new text, or shorten or "
+        "remove other entries to make room."
     )
     assert memory_text(mem) == before
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from hermes_memory.memory.store import MAX_FILE_BYTES, MemoryStore
+from hermes_memory.memory.store import MAX_FILE_BYTES, MemoryStore, for_people
 
 NOTE = "Write saved. This update is complete — do not repeat it."
 
@@ -431,3 +431,21 @@ def test_results_serialise_as_json(store):
     result = store.add("user", "Prefers “curly” quotes")
     assert json.loads(json.dumps(result, ensure_ascii=False)) == result
     assert store.read_entries("user") == ["Prefers “curly” quotes"]
+
+
+def test_for_people_rewords_only_the_agent_advice_of_budget_refusals(home):
+    store = MemoryStore(home)
+    store.add("user", "u" * 1000)
+    refusals = [
+        store.add("user", "v" * 500)["error"],
+        store.replace("user", "uuu", "w" * 1400)["error"],
+        store.apply_batch("user", [{"action": "add", "content": "x" * 600}])["error"],
+    ]
+    for error in refusals:
+        reworded = for_people(error)
+        assert reworded != error
+        assert "this turn" not in reworded and "current_entries" not in reworded
+        numbers = error.split(" chars", 1)[0]
+        assert reworded.startswith(numbers)  # the figures are kept
+    other = store.remove("user", "nothing like it")["error"]
+    assert for_people(other) == other

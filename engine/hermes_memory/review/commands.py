@@ -122,19 +122,24 @@ def _print_review(ctx: CliContext, result: ReviewResult) -> None:
     if digest.get("summarised"):
         ctx.print(f"Replayed {digest['verbatim']} recent messages in full and "
                   f"{digest['summarised']} older ones as a digest.")  # fmt: skip
-    if result.mode == PROPOSE and result.queued:
-        ctx.print(f"Proposed {len(result.queued)} change(s), waiting for your approval:")
-        for proposal in result.proposals:
-            ctx.print(f"  {proposal.id}  {proposal.summary}")
-        ctx.print("Review them with: hermes-memory pending show ID; then "
-                  "hermes-memory pending approve ID|all (or reject).")  # fmt: skip
-    elif result.applied:
+    if result.applied:
         done = sum(1 for outcome in result.applied if outcome["success"])
         ctx.print(f"Applied {done} of {len(result.applied)} change(s):")
         for outcome in result.applied:
             state = "ok   " if outcome["success"] else ("STALE" if outcome.get("stale") else "REFUSED")
             ctx.print(f"  {state}  {outcome['summary']}: {_one_line(outcome['message'], 120)}")
-    else:
+    if result.queued:
+        if result.mode == PROPOSE:
+            ctx.print(f"Proposed {len(result.queued)} change(s), waiting for your approval:")
+        else:
+            ctx.print(f"Queued {len(result.queued)} change(s) for your approval "
+                      "(write_approval is on in config.yaml):")  # fmt: skip
+        for proposal in result.proposals:
+            if proposal.id in result.queued:
+                ctx.print(f"  {proposal.id}  {proposal.summary}")
+        ctx.print("Review them with: hermes-memory pending show ID; then "
+                  "hermes-memory pending approve ID|all (or reject).")  # fmt: skip
+    if not result.applied and not result.queued:
         ctx.print("Nothing to change.")
     for name in dict.fromkeys(result.refused_tools):
         ctx.print(f"Refused a call to '{name}': not a review tool.")

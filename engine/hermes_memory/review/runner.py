@@ -5,7 +5,9 @@ configured for reviews, and lets the model call only the review's tools. Every c
 model makes is planned, not written, until the run has finished well:
 
 * ``propose`` (the safe default) queues one proposal per change for a person;
-* ``apply`` writes the changes through the engine, in order, as upstream's review does.
+* ``apply`` writes the changes through the engine, in order, as upstream's review does,
+  except those a write-approval gate holds back (``memory.write_approval``,
+  ``skills.write_approval``): they are queued, like proposals.
 
 A run that fails (the server errors, times out, or sends tool calls we cannot read) or is
 cancelled therefore changes nothing in the home. Upstream applies each call as it comes;
@@ -220,7 +222,17 @@ def run_review(
         result.queued = [p.id for p in result.proposals]
         say(f"queued {len(result.queued)} proposal(s)")
         return result
+    held = held_for_approval(result.proposals, settings.needs_approval)
+    if held:
+        try:
+            PendingQueue(home).add(held)
+        except (OSError, PendingError, HomeError) as exc:
+            return fail(f"The proposals could not be queued ({exc}); nothing was changed.", "io")
+        result.queued = [p.id for p in held]
+        say(f"queued {len(held)} change(s) for approval (write_approval is on)")
     for proposal in result.proposals:
+        if proposal.id in result.queued:
+            continue
         outcome = apply_proposal(home, proposal)
         result.applied.append({
             "id": proposal.id,
@@ -231,6 +243,18 @@ def run_review(
         })  # fmt: skip
     say(f"applied {sum(a['success'] for a in result.applied)} of {len(result.applied)} change(s)")
     return result
+
+
+def held_for_approval(proposals: list[Proposal], gated_kinds: frozenset[str]) -> list[Proposal]:
+    """The proposals an apply-mode review must queue: those of a gated kind, and any
+    that builds on one of them (proposals come in order, so dependencies are earlier)."""
+    held: list[Proposal] = []
+    held_ids: set[str] = set()
+    for proposal in proposals:
+        if proposal.kind in gated_kinds or held_ids.intersection(proposal.depends_on):
+            held.append(proposal)
+            held_ids.add(proposal.id)
+    return held
 
 
 def _loop(

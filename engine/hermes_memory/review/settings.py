@@ -18,6 +18,10 @@ Read from ``config.yaml``::
 The connection (provider, model, base_url, api_key) is taken as a whole from
 ``background_review`` when it names a model, else from ``session_search``: mixing one
 block's model with the other's endpoint would send a request nobody configured.
+
+The agent's write-approval gates apply to reviews too: with ``memory.write_approval`` or
+``skills.write_approval`` set to true, even an apply-mode review queues those changes for
+a person instead of writing them.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 from ..config import load_config
 from ..home import HermesHome
 from ..sessions.summary import litellm_model
+from .proposals import MEMORY, SKILL
 
 REVIEW_SECTION = "background_review"
 FALLBACK_SECTION = "session_search"
@@ -47,6 +52,8 @@ class ReviewSettings:
     max_message_chars: int = 4_000  # one replayed message (tool output can be huge)
     enabled: bool = True
     source: str | None = None  # which config block the connection came from
+    # proposal kinds ("memory", "skill") whose writes wait for a person's approval
+    needs_approval: frozenset[str] = frozenset()
 
     @property
     def configured(self) -> bool:
@@ -85,6 +92,15 @@ def _budget(section: Mapping[str, Any], key: str, default: int) -> int:
     return int(value) if value > 0 else 0
 
 
+def _approval_gates(config: Mapping[str, Any]) -> frozenset[str]:
+    gated = set()
+    for section_name, kind in (("memory", MEMORY), ("skills", SKILL)):
+        section = config.get(section_name) if isinstance(config, Mapping) else None
+        if isinstance(section, Mapping) and section.get("write_approval") is True:
+            gated.add(kind)
+    return frozenset(gated)
+
+
 def review_settings(config: Mapping[str, Any]) -> ReviewSettings:
     """Settings from a loaded config mapping (see the module docstring)."""
     review = _section(config, REVIEW_SECTION)
@@ -107,6 +123,7 @@ def review_settings(config: Mapping[str, Any]) -> ReviewSettings:
         max_message_chars=int(_positive(review, "max_message_chars", 4_000)),
         enabled=enabled is not False,  # fail-open, as upstream
         source=source,
+        needs_approval=_approval_gates(config),
     )
 
 

@@ -69,6 +69,18 @@ def test_review_apply_json(review_home, llm_server):
     assert MemoryStore(review_home).read_entries("user") == [*USER_ENTRIES, FISH, SHORT]
 
 
+def test_review_apply_with_memory_write_approval_on_queues_the_memory_changes(review_home, llm_server):
+    config = review_home.config_file
+    config.write_text(config.read_text(encoding="utf-8") + "memory:\n  write_approval: true\n")
+    script(llm_server)
+    code, out, err = run(review_home, "review", SESSION_ID, "--apply")
+    assert (code, err) == (0, "")
+    assert "Queued 2 change(s) for your approval (write_approval is on in config.yaml):" in out
+    assert "Applied" not in out
+    assert MemoryStore(review_home).read_entries("user") == USER_ENTRIES
+    assert run(review_home, "pending", "list")[1].startswith("2 proposal(s) waiting:")
+
+
 def test_a_failed_review_exits_1_and_says_nothing_changed(review_home, llm_server):
     llm_server.queue(reply_error(503, "overloaded"))
     code, out, err = run(review_home, "review", SESSION_ID, "--max-rounds", "3", "--timeout", "5")

@@ -171,6 +171,35 @@ def test_apply_mode_writes_directly(review_home, llm_server):
     assert not (review_home.path / "review").exists()  # no queue in apply mode
 
 
+def test_apply_mode_queues_what_a_write_approval_gate_holds(review_home, llm_server):
+    script_preference_and_skill(llm_server)
+    settings = _settings(review_home, needs_approval=frozenset({"memory"}))
+    result = run_review(review_home, SESSION_ID, mode=APPLY, settings=settings)
+    memory_change, skill_change = result.proposals
+    assert result.ok and result.queued == [memory_change.id]
+    assert [(a["id"], a["success"]) for a in result.applied] == [(skill_change.id, True)]
+    assert MemoryStore(review_home).read_entries("user") == USER_ENTRIES  # not written
+    assert (review_home.skills_dir / "devops" / "static-site-deploy" / "SKILL.md").exists()
+    (waiting,) = PendingQueue(review_home).list().proposals
+    assert waiting.id == memory_change.id
+    assert PendingQueue(review_home).approve(waiting.id).ok
+    assert MemoryStore(review_home).read_entries("user") == [*USER_ENTRIES, PREFERENCE]
+
+
+def test_changes_that_build_on_a_held_change_are_held_too(review_home, llm_server):
+    llm_server.queue(
+        reply_tool_calls(("skill_manage", {"action": "create", "name": "static-site-deploy",
+                                           "content": DEPLOY_SKILL})),
+        reply_tool_calls(("skill_manage", {"action": "patch", "name": "static-site-deploy",
+                                           "old_string": "Build the site.", "new_string": "Run `hugo`."})),
+        reply_text("Done."),
+    )  # fmt: skip
+    settings = _settings(review_home, needs_approval=frozenset({"skill"}))
+    result = run_review(review_home, SESSION_ID, mode=APPLY, settings=settings)
+    assert result.queued == [p.id for p in result.proposals] and result.applied == []
+    assert not (review_home.skills_dir / "static-site-deploy").exists()
+
+
 def test_later_changes_build_on_earlier_ones(review_home, llm_server):
     llm_server.queue(
         reply_tool_calls(("skill_manage", {"action": "create", "name": "static-site-deploy",

@@ -39,3 +39,12 @@ def test_unusable_values_fall_back_to_defaults():
     settings = review_settings({"auxiliary": {"background_review": {
         "model": "m", "timeout": "soon", "max_rounds": -2, "max_input_chars": True}}})  # fmt: skip
     assert (settings.timeout, settings.max_rounds, settings.max_input_chars) == (120.0, 16, 120_000)
+
+
+def test_write_approval_gates_are_read_from_the_memory_and_skills_sections():
+    assert review_settings({}).needs_approval == frozenset()
+    assert review_settings({"memory": {"write_approval": True}}).needs_approval == {"memory"}
+    both = review_settings({"memory": {"write_approval": True}, "skills": {"write_approval": True}})
+    assert both.needs_approval == {"memory", "skill"}
+    # only a real true turns a gate on (as memory.write_approval is read elsewhere)
+    assert review_settings({"memory": {"write_approval": "yes"}, "skills": None}).needs_approval == frozenset()

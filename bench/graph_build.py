@@ -9,6 +9,7 @@ Prints, per size:
   machine in the same state;
 * minimal scan: for reference, the least a pure-Python scan can do (walk the folders,
   stat each skill folder, read and parse each frontmatter, keep nothing), same rounds;
+  and the same walk parsing each frontmatter with PyYAML's C loader, as the agent does;
 * first build in a fresh process: cold again, but without the per-process memo tables
   (known frontmatter lines, timestamps) that earlier builds in this process filled;
 * rebuild after one SKILL.md was edited (median of several), with every file
@@ -36,10 +37,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "engine"))
 
 from hermes_memory.home import HermesHome  # noqa: E402
 from hermes_memory.learning.graph import GraphBuilder  # noqa: E402
+from hermes_memory.skills.frontmatter import frontmatter_text  # noqa: E402
 from hermes_memory.skills.index import gc_paused, parse_head  # noqa: E402
 
 GENERATOR_VERSION = "3"
@@ -182,7 +186,12 @@ def cold_build(home: HermesHome) -> tuple[float, dict]:
     return elapsed, payload
 
 
-def minimal_scan(home: HermesHome) -> float:
+def _yaml_head(text: str, dir_name: str, rel: tuple[str, ...]) -> object:
+    yaml_text = frontmatter_text(text)
+    return yaml.load(yaml_text, Loader=yaml.CSafeLoader) if yaml_text else {}  # noqa: S506
+
+
+def minimal_scan(home: HermesHome, parse=parse_head) -> float:
     """Walk, stat each skill folder (nested skills), read and parse every frontmatter."""
     start = time.perf_counter()
     parsed = []
@@ -200,14 +209,14 @@ def minimal_scan(home: HermesHome) -> float:
                     data = os.read(fd, HEAD_BYTES)
                 finally:
                     os.close(fd)
-                parsed.append(parse_head(codecs.utf_8_decode(data)[0], rel[-1], rel))
+                parsed.append(parse(codecs.utf_8_decode(data)[0], rel[-1], rel))
                 continue
             with os.scandir(directory) as entries:
                 for entry in entries:
                     if entry.name == "SKILL.md":
                         with open(entry.path, "rb") as handle:
                             text = handle.read(HEAD_BYTES).decode()
-                        parsed.append(parse_head(text, rel[-1] if rel else "", rel))
+                        parsed.append(parse(text, rel[-1] if rel else "", rel))
                     elif entry.is_dir() and entry.name not in ("references", ".archive", ".hub"):
                         stack.append((entry.path, (*rel, entry.name)))
     elapsed = time.perf_counter() - start
@@ -268,6 +277,7 @@ def run(count: int) -> tuple[float, float, float, float]:
         colds.append(elapsed)
         minimals.append(minimal_scan(home))
     floor, raw, cold, minimal = min(floors), min(raws), min(colds), min(minimals)
+    with_yaml = min(minimal_scan(home, _yaml_head) for _ in range(3))
     warm = statistics.median(warm_rebuilds(home, paths, 7, hinted=False))
     hinted = statistics.median(warm_rebuilds(home, paths, 7, hinted=True))
     stats = payload["stats"]
@@ -279,6 +289,8 @@ def run(count: int) -> tuple[float, float, float, float]:
         f"        minimal pure-Python scan {minimal * 1000:6.1f} ms = {minimal / floor:4.2f}x floor; "
         f"first build in a fresh process {fresh * 1000:6.1f} ms = {fresh / floor:4.2f}x floor"
     )
+    print(f"        the same walk parsing with PyYAML's C loader (the agent's parser) "
+          f"{with_yaml * 1000:6.1f} ms = {with_yaml / floor:4.2f}x floor")
     print(
         f"        rebuild after one edit: {warm * 1000:6.1f} ms = {warm / cold:6.2%} of cold "
         f"(every file stat-checked); {hinted * 1000:6.1f} ms = {hinted / cold:6.2%} "

@@ -6,8 +6,11 @@
 - :mod:`.filters`: search, filters and the timeline's playhead (no Qt);
 - :mod:`.workers`: build + layout on the graph's own thread;
 - :mod:`.view`: the pyqtgraph canvas; :mod:`.timeline`: the growth scrubber;
-- :mod:`.details`: the details pane and the editor; :mod:`.actions`: engine calls;
-- :mod:`.panel`: the tab that puts them together; :mod:`.homes`: recent homes.
+- :mod:`.details`: the details pane, what feeds it, and the editor; :mod:`.actions`: engine calls;
+- :mod:`.panel`: the tab that puts them together, from :mod:`.bars` (top, warnings and
+  message bars), :mod:`.sidebar` (filters, legends, archived skills), :mod:`.pages` (the
+  canvas and its loading, empty and error pages), :mod:`.overview` (the home at a glance)
+  and :mod:`.prompts` (confirmations); :mod:`.homes`: recent homes.
 """
 
 from .panel import GraphPanel

@@ -2,14 +2,18 @@
 
 The pane shows what the payload knows at once (counts, dates, relations) and the full
 text once the Workspace has read it (``node_detail``); it asks for actions through
-signals and never writes anything itself.
+signals and never writes anything itself. :class:`DetailsFeed` does that feeding for
+the panel.
 """
 
 from __future__ import annotations
 
+import functools
 import html
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -27,8 +31,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from hermes_memory.home import HermesHome
+
+from . import actions
 from .actions import memory_problem, skill_body, skill_problem
-from .model import format_date, source_label
+from .model import MEMORY, GraphData, format_date, source_label
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
 
 
 def _label(text: str = "", *, wrap: bool = True, selectable: bool = True) -> QLabel:
@@ -242,6 +252,59 @@ class DetailsPane(QWidget):
     def _related_clicked(self, link: str) -> None:
         if link.startswith("node:"):
             self.sig_open_node.emit(link[5:])
+
+
+class DetailsFeed:
+    """Puts a node into the pane: the payload's facts at once, then its full text from the
+    Workspace's reader. Only the node asked for last is shown; a late answer for an earlier
+    one is dropped (``serial`` counts the requests)."""
+
+    def __init__(self, pane: DetailsPane, workspace: Workspace, home: HermesHome, alive: Callable[[], bool]) -> None:
+        self.pane = pane
+        self.workspace = workspace
+        self.home = home
+        self.alive = alive  # False once the panel is closed or deleted
+        self.serial = 0
+
+    def show(self, data: GraphData, node_id: str) -> None:
+        node = data.node(node_id)
+        if node is None:
+            self.pane.clear()
+            return
+        index = data.index[node_id]
+        neighbours = [
+            (data.ids[i], data.labels[i])
+            for i in data.neighbours[index]
+            if data.kind[i] != MEMORY or data.kind[index] != MEMORY
+        ]
+        time = data.times[index]
+        self.pane.show_node(node, neighbours, None if np.isnan(time) else float(time))
+        self._read(node_id)
+
+    def _read(self, node_id: str) -> None:
+        home = self.home
+        self.serial += 1
+        serial = self.serial
+
+        def done(result: dict[str, Any]) -> None:
+            if not self.alive() or serial != self.serial:
+                return
+            result = dict(result)
+            result["request_id"] = node_id
+            self.pane.show_detail(result)
+
+        self.workspace.read(functools.partial(actions.detail, home, node_id), done)
+
+    def when_loaded(self, then: Callable[[], None]) -> None:
+        """Call ``then`` once the text asked for last is in the pane (the reader answers in
+        order), unless another node has been asked for since."""
+        serial = self.serial
+
+        def ready() -> None:
+            if serial == self.serial and self.pane.detail is not None:
+                then()
+
+        self.workspace.read(lambda: None, lambda _r: ready())
 
 
 class EditorDialog(QDialog):

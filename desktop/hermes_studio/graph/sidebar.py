@@ -1,0 +1,282 @@
+"""The side panel left of the canvas: filters, the category legend, the glyph legend and archived skills.
+
+It owns its controls and only reports what the person changed (``sig_filters`` with
+:class:`~.filters.FilterState` fields, ``sig_clear``, ``sig_restore``); the panel keeps the
+filter state and applies it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QDate, QDateTime, Qt, QTime, QTimeZone, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .model import GraphData
+
+
+def _swatch(colour: QColor, diamond: bool = False) -> QIcon:
+    pixmap = QPixmap(14, 14)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setBrush(colour)
+    painter.setPen(Qt.PenStyle.NoPen)
+    if diamond:
+        painter.translate(7, 7)
+        painter.rotate(45)
+        painter.drawRect(-4, -4, 8, 8)
+    else:
+        painter.drawEllipse(2, 2, 10, 10)
+    painter.end()
+    return QIcon(pixmap)
+
+
+class SidePanel(QScrollArea):
+    """Filters, categories (a legend with a checkbox each), the glyph legend and archived skills."""
+
+    sig_filters = Signal(object)  # dict of FilterState fields to change
+    sig_clear = Signal()  # "Clear filters": the panel also clears the search and the playhead
+    sig_restore = Signal(str)  # archived skill name
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(8, 6, 8, 6)
+
+        filters = QGroupBox("Filters")
+        form = QGridLayout(filters)
+        self.kind_combo = QComboBox()
+        self.kind_combo.addItems(["All kinds", "Skills", "Memory cards"])
+        self.kind_combo.currentIndexChanged.connect(
+            lambda i: self._filter(kind=("all", "skill", "memory")[i])
+        )
+        self.source_combo = QComboBox()
+        self.source_combo.addItems(["Learned", "All skills", "Base (bundled)"])
+        self.source_combo.setToolTip(
+            "Learned: what the agent learned (the engine's graph). All: every skill of the home. "
+            "Base: the skills bundled with the agent."
+        )
+        self.source_combo.currentIndexChanged.connect(
+            lambda i: self._filter(source=("learned", "all", "base")[i])
+        )
+        self.pinned_box = QCheckBox("Pinned only")
+        self.pinned_box.toggled.connect(lambda on: self._filter(pinned_only=on))
+        self.from_box = QCheckBox("From")
+        self.to_box = QCheckBox("To")
+        self.from_date = QDateEdit()
+        self.to_date = QDateEdit()
+        for date_edit in (self.from_date, self.to_date):
+            date_edit.setCalendarPopup(True)
+            date_edit.setDisplayFormat("d MMM yyyy")
+            date_edit.setEnabled(False)
+            date_edit.dateChanged.connect(self._dates_changed)
+        self.from_box.toggled.connect(self.from_date.setEnabled)
+        self.to_box.toggled.connect(self.to_date.setEnabled)
+        self.from_box.toggled.connect(self._dates_changed)
+        self.to_box.toggled.connect(self._dates_changed)
+        form.addWidget(QLabel("Kind"), 0, 0)
+        form.addWidget(self.kind_combo, 0, 1)
+        form.addWidget(QLabel("Source"), 1, 0)
+        form.addWidget(self.source_combo, 1, 1)
+        form.addWidget(self.pinned_box, 2, 0, 1, 2)
+        form.addWidget(self.from_box, 3, 0)
+        form.addWidget(self.from_date, 3, 1)
+        form.addWidget(self.to_box, 4, 0)
+        form.addWidget(self.to_date, 4, 1)
+        clear = QPushButton("Clear filters")
+        clear.clicked.connect(lambda: self.sig_clear.emit())
+        form.addWidget(clear, 5, 0, 1, 2)
+        layout.addWidget(filters)
+
+        categories = QGroupBox("Categories")
+        cat_layout = QVBoxLayout(categories)
+        self.category_list = QListWidget()
+        self.category_list.setObjectName("categoryLegend")
+        self.category_list.setMinimumHeight(120)
+        self.category_list.itemChanged.connect(self._categories_changed)
+        cat_layout.addWidget(self.category_list)
+        buttons = QHBoxLayout()
+        all_button = QPushButton("All")
+        none_button = QPushButton("None")
+        all_button.clicked.connect(lambda: self.check_all_categories(True))
+        none_button.clicked.connect(lambda: self.check_all_categories(False))
+        buttons.addWidget(all_button)
+        buttons.addWidget(none_button)
+        cat_layout.addLayout(buttons)
+        layout.addWidget(categories, 1)
+
+        self.legend = QLabel(
+            "● skill  ◆ memory card<br>size: √uses · gold pin: pinned<br>"
+            "faint: older, archived or stale<br><i>timeline: core = oldest · outer = newer</i>"
+        )
+        self.legend.setObjectName("glyphLegend")
+        self.legend.setWordWrap(True)
+        layout.addWidget(self.legend)
+
+        archive = QGroupBox("Archived skills")
+        archive_layout = QVBoxLayout(archive)
+        self.archived_list = QListWidget()
+        self.archived_list.setMaximumHeight(80)
+        self.restore_button = QPushButton("Restore")
+        self.restore_button.setEnabled(False)
+        self.archived_list.currentItemChanged.connect(
+            lambda item, _old: self.restore_button.setEnabled(item is not None)
+        )
+        self.restore_button.clicked.connect(self._restore_clicked)
+        archive_layout.addWidget(self.archived_list)
+        archive_layout.addWidget(self.restore_button)
+        layout.addWidget(archive)
+        self.archive_box = archive
+
+        self.setWidget(box)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setMinimumWidth(220)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+
+    def _filter(self, **changes: Any) -> None:
+        self.sig_filters.emit(changes)
+
+    def reset(self) -> None:
+        """Every filter here back to its default; each control reports its own change."""
+        self.kind_combo.setCurrentIndex(0)
+        self.source_combo.setCurrentIndex(0)
+        self.pinned_box.setChecked(False)
+        self.from_box.setChecked(False)
+        self.to_box.setChecked(False)
+        self.check_all_categories(True)
+
+    # --- categories ------------------------------------------------------------------------
+    def fill_categories(self, names: list[str], colours: dict[str, QColor]) -> bool:
+        """List ``names`` (keeping what was unticked) with their colours; True if the list changed."""
+        known = {self.category_list.item(i).text(): self.category_list.item(i) for i in range(self.category_list.count())}
+        if list(known) == names:
+            self._paint_category_icons(colours)
+            return False
+        unchecked = {name for name, item in known.items() if item.checkState() != Qt.CheckState.Checked}
+        self.category_list.blockSignals(True)
+        self.category_list.clear()
+        for name in names:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Unchecked if name in unchecked else Qt.CheckState.Checked)
+            self.category_list.addItem(item)
+        self.category_list.blockSignals(False)
+        self._paint_category_icons(colours)
+        return True
+
+    def _paint_category_icons(self, colours: dict[str, QColor]) -> None:
+        self.category_list.blockSignals(True)  # an icon change is an itemChanged too
+        for i in range(self.category_list.count()):
+            item = self.category_list.item(i)
+            colour = colours.get(item.text(), QColor("#888"))
+            item.setIcon(_swatch(colour, diamond=item.text() == "memory"))
+        self.category_list.blockSignals(False)
+
+    def checked_categories(self) -> frozenset[str] | None:
+        """The ticked categories, or None when all are (no category filter)."""
+        total = self.category_list.count()
+        checked = {
+            self.category_list.item(i).text()
+            for i in range(total)
+            if self.category_list.item(i).checkState() == Qt.CheckState.Checked
+        }
+        return None if len(checked) == total else frozenset(checked)
+
+    def _categories_changed(self, *_: object) -> None:
+        self._filter(categories=self.checked_categories())
+
+    def check_all_categories(self, on: bool) -> None:
+        self.category_list.blockSignals(True)
+        for i in range(self.category_list.count()):
+            self.category_list.item(i).setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self.category_list.blockSignals(False)
+        self._categories_changed()
+
+    def set_category_checked(self, name: str, on: bool) -> None:
+        for i in range(self.category_list.count()):
+            item = self.category_list.item(i)
+            if item.text() == name:
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    # --- dates -----------------------------------------------------------------------------
+    def _dates_changed(self, *_: object) -> None:
+        def epoch(date: QDate, end: bool) -> float:
+            moment = QDateTime(date, QTime(23, 59, 59) if end else QTime(0, 0), QTimeZone.utc())
+            return float(moment.toSecsSinceEpoch())
+
+        self._filter(
+            date_from=epoch(self.from_date.date(), False) if self.from_box.isChecked() else None,
+            date_to=epoch(self.to_date.date(), True) if self.to_box.isChecked() else None,
+        )
+
+    def seed_unused_dates(self, data: GraphData) -> None:
+        """Show the home's first and last dates in the date fields that are switched off,
+        so ticking "From" or "To" starts from the real range (not Qt's 1 Jan 2000)."""
+        dated = data.times[~np.isnan(data.times)]
+        if not dated.size:
+            return
+        for box, edit, moment in (
+            (self.from_box, self.from_date, float(dated.min())),
+            (self.to_box, self.to_date, float(dated.max())),
+        ):
+            if box.isChecked():
+                continue  # the person's own choice stays
+            day = datetime.fromtimestamp(moment, tz=UTC)
+            edit.blockSignals(True)
+            edit.setDate(QDate(day.year, day.month, day.day))
+            edit.blockSignals(False)
+
+    def set_date_range(self, start: datetime | None, end: datetime | None) -> None:
+        """Set the date filter (inclusive days, UTC); None lifts that side."""
+        for box, edit, value in ((self.from_box, self.from_date, start), (self.to_box, self.to_date, end)):
+            edit.blockSignals(True)
+            if value is not None:
+                edit.setDate(QDate(value.year, value.month, value.day))
+            edit.blockSignals(False)
+            box.blockSignals(True)
+            box.setChecked(value is not None)
+            edit.setEnabled(value is not None)
+            box.blockSignals(False)
+        self._dates_changed()
+
+    # --- archived skills -------------------------------------------------------------------
+    def show_archived(self, items: list[dict[str, Any]]) -> None:
+        """List the archived skills (``actions.archived``'s entries) and count them in the title."""
+        self.archived_list.clear()
+        for entry in items:
+            when = entry.get("archivedAt") or ""
+            item = QListWidgetItem(entry["name"])
+            item.setData(Qt.ItemDataRole.UserRole, entry["name"])
+            item.setToolTip(
+                (f"archived {when[:10]}\n" if when else "") + str(entry.get("path") or "")
+            )
+            self.archived_list.addItem(item)
+        self.archive_box.setTitle(f"Archived skills ({len(items)})")
+
+    def _restore_clicked(self) -> None:
+        item = self.archived_list.currentItem()
+        if item is not None:
+            self.sig_restore.emit(item.data(Qt.ItemDataRole.UserRole))

@@ -1,7 +1,8 @@
 """Palette-aware colours for the memory editors: meter bands, findings, merge kinds.
 
 The theme module names the app's base colours; these are the semantic colours that sit on
-top, picked for contrast against the current palette (light or dark).
+top, picked for contrast against the current palette (light or dark). The store editor's
+stylesheet (cards, banners, merge items, the Save button) is built here from both.
 """
 
 from __future__ import annotations
@@ -79,3 +80,38 @@ def is_dark(palette: QPalette) -> bool:
 def colours_for(widget: QWidget | None = None) -> Colours:
     palette = widget.palette() if widget is not None else QApplication.palette()
     return DARK_COLOURS if is_dark(palette) else LIGHT_COLOURS
+
+
+def editor_stylesheet(widget: QWidget) -> str:
+    """The store editor's stylesheet, from the widget's palette and the semantic colours."""
+    colours = colours_for(widget)
+    palette = widget.palette()
+    base = palette.color(palette.ColorRole.Base).name()
+    window = palette.color(palette.ColorRole.Window)
+    border = (window.darker(118) if window.lightness() >= 128 else window.lighter(150)).name()
+    muted = palette.color(palette.ColorRole.PlaceholderText).name()
+    accent = palette.color(palette.ColorRole.Highlight).name()
+    accent_text = palette.color(palette.ColorRole.HighlightedText).name()
+    return f"""
+        QWidget#cardsArea {{ background: transparent; }}
+        QFrame#entryCard {{ background: {base}; border: 1px solid {border};
+                            border-radius: 6px; }}
+        QFrame#entryCard[changed="true"] {{ border-left: 4px solid {accent}; }}
+        QFrame#entryCard[problem="true"] {{ border: 1px solid {colours.over};
+                                           border-left: 4px solid {colours.over}; }}
+        QFrame#entryCard QTextEdit {{ background: {base}; }}
+        QLabel#cardNumber {{ color: {muted}; font-weight: 600; }}
+        QLabel#cardCount, QLabel#caption, QLabel#editorSubtitle, QLabel#saveState,
+        QLabel#emptyState {{ color: {muted}; }}
+        QLabel#cardFindings {{ color: {palette.color(palette.ColorRole.Text).name()}; }}
+        QFrame#banner {{ border-radius: 5px; border: 1px solid {border}; }}
+        QFrame#banner[level="info"] {{ background: {colours.info_bg}; }}
+        QFrame#banner[level="warning"] {{ background: {colours.warning_bg}; }}
+        QFrame#banner[level="error"] {{ background: {colours.error_bg}; }}
+        QFrame#mergeItem {{ background: {base}; border: 1px solid {border};
+                            border-radius: 6px; }}
+        QToolButton#saveButton {{ background: {accent}; color: {accent_text};
+                                  border-radius: 4px; padding: 4px 16px;
+                                  font-weight: 600; }}
+        QToolButton#saveButton:disabled {{ background: {border}; color: {muted}; }}
+        """

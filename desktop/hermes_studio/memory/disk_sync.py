@@ -1,0 +1,235 @@
+"""How a store editor follows its file on disk (Spyder's policy, entry by entry).
+
+Reads arrive from the Workspace as ``StoreStatus``. When the file changes on disk:
+- clean editor: reload silently, keep the scroll position, show a short note;
+- unsaved edits: never overwrite, never discard: show the engine's three-way merge;
+- file deleted: offer to recreate it from the editor, or to accept the deletion.
+
+The file's own state shows in the meter, the raw view and the file banner: a read error
+(nothing is written until it reads again), a disabled store, or drift (normalise it here).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from hermes_memory.memory.edits import ROUND_TRIP_DRIFT, describe_change, merge_entries
+from hermes_memory.memory.status import StoreStatus
+
+from .workers import normalise_work, recreate_work
+
+if TYPE_CHECKING:
+    from .editor import StoreEditor
+
+
+class DiskSync:
+    """Turns each status read from disk into the editor's reaction."""
+
+    def __init__(self, editor: StoreEditor) -> None:
+        self.editor = editor
+        self.loaded = False  # the first status was shown
+        self.deleted = False  # the file vanished and the person has not chosen what to do
+        self.pending: StoreStatus | None = None  # arrived while a write was running
+
+    def on_status(self, status: StoreStatus) -> None:
+        editor = self.editor
+        if status.target != editor.target:
+            return
+        if editor.busy:
+            self.pending = status  # handled once our write reports back
+            return
+        previous = editor.status
+        editor.status = status
+        self.show_file_state(status)
+        if status.error:
+            editor.update_actions()
+            return
+        entries = tuple(status.entries)
+        document = editor.document
+        if not self.loaded:
+            self.loaded = True
+            document.load(entries)
+            editor.run_check()
+            editor.sig_loaded.emit()
+            return
+        if not status.exists and (
+            self.deleted or (previous is not None and previous.exists) or document.base
+        ):
+            if not self.deleted:
+                self._file_deleted()
+            return
+        if status.exists and self.deleted:
+            self.deleted = False
+            editor.file_banner.hide()
+            self.show_file_state(status)
+        if entries == document.base:
+            editor.update_actions()
+            editor.schedule_check()
+            return
+        if editor.merging:
+            editor.show_merge(
+                merge_entries(editor.target, document.base, document.drafts(), entries),
+                keep=editor.merge_panel.choices(),
+            )
+            return
+        if not document.dirty:
+            self._reload(entries)
+        else:
+            editor.show_merge(
+                merge_entries(editor.target, document.base, document.drafts(), entries)
+            )
+
+    def catch_up(self) -> None:
+        """After a write reports back: take the status that arrived while it ran."""
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            self.on_status(pending)
+
+    def _reload(self, entries: tuple[str, ...]) -> None:
+        """Clean editor: take the disk's entries, keep the scroll position, leave a note."""
+        editor = self.editor
+        note = describe_change(editor.document.base, entries)
+        scroll = editor.card_list.verticalScrollBar().value()
+        editor.document.load(entries)
+        editor.card_list.restore_scroll(scroll)
+        editor.show_note(f"Updated from disk: {note}.")
+        editor.run_check()
+        editor.sig_reloaded.emit(note)
+
+    # --- the file's state ---------------------------------------------------------------
+    def show_file_state(self, status: StoreStatus) -> None:
+        """Meter, raw view and the file banner (disabled store, drift, read error)."""
+        editor = self.editor
+        file_name = editor.file_name
+        editor.meter.set_usage(
+            status.used, status.limit, enabled=status.enabled, error=status.error,
+            file_name=file_name,
+        )
+        editor.previews.show_file(status, file_name)
+        if status.error:
+            editor.problem_banner.show_message(
+                "error",
+                f"<b>{html.escape(file_name)} cannot be read.</b> "
+                f"{html.escape(status.error)} Your edits are kept; nothing will be written "
+                "until the file can be read again.",
+                closable=False,
+            )
+            return
+        if editor.problem_banner.property("level") == "error" and "cannot be read" in (
+            editor.problem_banner.text()
+        ):
+            editor.problem_banner.hide()
+        if self.deleted:
+            return
+        if not status.enabled:
+            setting = "memory_enabled" if editor.target == "memory" else "user_profile_enabled"
+            editor.file_banner.show_message(
+                "info",
+                f"<b>This store is disabled</b> in config.yaml (memory.{setting}: false): the "
+                "agent neither reads nor writes it, and the editor cannot save it.",
+                closable=False,
+            )
+        elif status.drift == ROUND_TRIP_DRIFT:
+            editor.file_banner.show_message(
+                "warning",
+                f"<b>{file_name} is not in canonical form</b>: its text would not survive "
+                "a rewrite as §-separated entries (see the Raw file tab). The agent refuses to "
+                "replace or remove entries in it, and saving here is blocked for the same "
+                "reason. “Normalise” rewrites it cleanly after keeping a backup.",
+                [
+                    (
+                        "Normalise…",
+                        "Back up the file, then rewrite it canonically",
+                        editor.normalise,
+                    )
+                ],
+                closable=False,
+            )
+        elif status.drift:
+            editor.file_banner.show_message(
+                "warning",
+                f"<b>One entry of {file_name} is larger than the whole budget</b> "
+                f"({status.limit:,} chars), probably text pasted in by hand. The agent refuses "
+                "to replace or remove entries until it is fixed: split it into several cards "
+                "(or shorten it) here and save.",
+                closable=False,
+            )
+        else:
+            editor.file_banner.hide()
+
+    def normalise(self) -> None:
+        self.editor.saver.write(
+            normalise_work(self.editor.workspace.home, self.editor.target), self._on_normalised
+        )
+
+    def _on_normalised(self, result: dict) -> None:
+        editor = self.editor
+        if result.get("success"):
+            editor.show_note(
+                f"{editor.file_name} rewritten in canonical form; the previous text was backed "
+                f"up next to it ({editor.file_name}.bak.*)."
+            )
+            editor.sig_saved.emit(result)
+        else:
+            editor.saver.refused(result)
+
+    # --- deletion -----------------------------------------------------------------------
+    def _file_deleted(self) -> None:
+        editor = self.editor
+        self.deleted = True
+        has_content = bool(editor.document.saved_form())
+        actions = [
+            (
+                "Accept deletion",
+                "Clear the editor; the file stays deleted until you save new entries",
+                editor.accept_deletion,
+            )
+        ]
+        if has_content:
+            actions.insert(
+                0,
+                (
+                    "Recreate file",
+                    f"Write the editor's entries to a new {editor.file_name}",
+                    editor.recreate,
+                ),
+            )
+        editor.file_banner.show_message(
+            "warning",
+            f"<b>{editor.file_name} was deleted on disk.</b> The editor still holds its "
+            "entries"
+            + (" and your unsaved edits" if editor.document.dirty else "")
+            + ": recreate the file from them, or accept the deletion.",
+            actions,
+            closable=False,
+        )
+        editor.update_actions()
+        editor.sig_deleted.emit()
+
+    def recreate(self) -> None:
+        editor = self.editor
+        editor.saver.write(
+            recreate_work(editor.workspace.home, editor.target, editor.document.drafts()),
+            self._on_recreated,
+        )
+
+    def _on_recreated(self, result: dict) -> None:
+        editor = self.editor
+        if result.get("success"):
+            self.deleted = False
+            editor.file_banner.hide()
+            editor.document.rebase(result.get("entries", ()))
+            editor.show_note(f"{editor.file_name} recreated from the editor.")
+            editor.sig_saved.emit(result)
+        else:
+            editor.saver.refused(result)
+
+    def accept_deletion(self) -> None:
+        editor = self.editor
+        self.deleted = False
+        editor.file_banner.hide()
+        editor.document.load(())
+        if editor.status is not None:
+            self.show_file_state(editor.status)
+        editor.update_actions()

@@ -95,6 +95,14 @@ class HermesHome:
             raise HomeError(f"{self.path} is not a directory, so it cannot be a Hermes home.")
         return self
 
+    def has_hermes_files(self) -> bool:
+        """True when the folder holds anything a Hermes agent keeps there (memories/,
+        skills/, config.yaml, state.db, .env): to catch a folder opened by mistake."""
+        return any(
+            path.exists()
+            for path in (self.memories_dir, self.skills_dir, self.config_file, self.state_db, self.env_file)
+        )
+
     @property
     def label(self) -> str:
         return f"{self.root} (profile {self.profile})" if self.profile else str(self.path)

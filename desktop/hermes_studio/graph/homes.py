@@ -13,9 +13,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QToolButton, QWidget
 
-from hermes_memory.home import HermesHome, HomeError
+from hermes_memory.home import HermesHome
 
 RECENT_KEY = "homes/recent"
 MAX_RECENT = 8
@@ -160,8 +160,20 @@ class HomeSwitcher(QToolButton):
         )
         if not folder:
             return
-        try:
-            home = HermesHome.resolve(folder).require()
-        except HomeError:
+        home = HermesHome.resolve(folder)
+        if home.exists() and not home.has_hermes_files() and not confirm_unfamiliar_folder(self, folder):
             return
-        self.open_home(home, False)
+        self.open_home(home, False)  # which says so if the folder cannot be opened
+
+
+def confirm_unfamiliar_folder(parent: QWidget, folder: str) -> bool:
+    answer = QMessageBox.question(
+        parent,
+        "Not a Hermes home?",
+        f"{folder} holds none of the files a Hermes agent keeps (memories/, skills/, "
+        "config.yaml, state.db).\n\nOpen it anyway? Nothing is written there until you "
+        "save a memory entry.",
+        QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Cancel,
+    )
+    return answer == QMessageBox.StandardButton.Open

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from hermes_memory.home import HermesHome
 from hermes_studio.graph.homes import MAX_RECENT, HomeSwitcher, RecentHome, RecentHomes
@@ -65,3 +66,31 @@ def test_open_home_replaces_the_window_and_names_the_home(qtbot, home, tmp_path)
     recent = RecentHomes().items()
     assert (recent[0].root, recent[1].root) == (str(other.root), str(home.root))
     replacement.close()
+
+
+def test_open_home_asks_before_opening_a_folder_without_hermes_files(qtbot, home, tmp_path, monkeypatch):
+    plain = tmp_path / "holiday-photos"
+    plain.mkdir()
+    opened: list[HermesHome] = []
+    switcher = HomeSwitcher(home, lambda h, demo: opened.append(h), recent=RecentHomes(settings(tmp_path)))
+    qtbot.addWidget(switcher)
+    asked: list[str] = []
+
+    def answer(choice):
+        def question(parent, title, text, *args):
+            asked.append(text)
+            return choice
+        return question
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *args: str(plain))
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Cancel))
+    switcher.choose_home()
+    assert opened == [] and "holds none of the files a Hermes agent keeps" in asked[0]
+    assert list(plain.iterdir()) == []
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Open))
+    switcher.choose_home()
+    assert opened == [HermesHome.resolve(plain)]
+    (plain / "memories").mkdir()  # a real home opens without a question
+    asked.clear()
+    switcher.choose_home()
+    assert asked == [] and opened[-1] == HermesHome.resolve(plain)

@@ -193,7 +193,7 @@ def run_review(
     )
     result.digest = digest.as_dict()
     recorder = ChangeRecorder(result.review_id, result.session_id)
-    toolbox = ReviewToolbox(home, recorder, mode)
+    toolbox = ReviewToolbox(home, recorder, mode, settings.needs_approval)
     tools = toolbox.schemas()
     conversation = build_messages(toolbox, digest, review_request(review_memory, review_skills, focus))
 

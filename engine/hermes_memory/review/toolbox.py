@@ -20,6 +20,7 @@ from ..home import HermesHome
 from ..memory.store import StoreReadError
 from ..memory.tool import MEMORY_TOOL_SCHEMA, dispatch
 from .memory_changes import PlanningMemoryStore
+from .proposals import MEMORY, SKILL
 from .recorder import ChangeRecorder
 from .skill_changes import (
     DANGEROUS_ACTIONS,
@@ -97,15 +98,23 @@ def _function(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class ReviewToolbox:
-    def __init__(self, home: HermesHome, recorder: ChangeRecorder, mode: str = PROPOSE):
+    def __init__(
+        self,
+        home: HermesHome,
+        recorder: ChangeRecorder,
+        mode: str = PROPOSE,
+        needs_approval: frozenset[str] = frozenset(),
+    ):
         self.home = home
         self.mode = mode
         self.recorder = recorder
+        # what the model is told about each kind of change: staged for a person, or saved
+        self.staged = {kind: mode == PROPOSE or kind in needs_approval for kind in (MEMORY, SKILL)}
         config = load_memory_config(home)
         self.memory_available = config.memory_enabled or config.user_profile_enabled
         note = (
             "Recorded as a proposal; a person approves it later. Do not repeat it."
-            if mode == PROPOSE
+            if self.staged[MEMORY]
             else "Saved; it is written when this review finishes. Do not repeat it."
         )
         self.memory = PlanningMemoryStore(home, self._memory_changed, config, note=note)
@@ -169,7 +178,7 @@ class ReviewToolbox:
 
     def _memory_changed(self, target: str, removed: list[str], added: list[str]) -> dict:
         proposal = self.recorder.memory(target, removed, added, self._arguments)
-        return {"staged": True, "pending_id": proposal.id} if self.mode == PROPOSE else {}
+        return {"staged": True, "pending_id": proposal.id} if self.staged[MEMORY] else {}
 
     def _skills_list(self, args: dict[str, Any]) -> dict[str, Any]:
         rows = self.skills.listing()
@@ -228,7 +237,7 @@ class ReviewToolbox:
             return exc.payload
         proposal = self.recorder.skill(change, self._arguments)
         result: dict[str, Any] = {"success": True, "message": change.message}
-        if self.mode == PROPOSE:
+        if self.staged[SKILL]:
             result.update(staged=True, pending_id=proposal.id,
                           note="Recorded as a proposal; a person approves it later.")  # fmt: skip
         else:

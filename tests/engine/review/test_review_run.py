@@ -177,6 +177,11 @@ def test_apply_mode_queues_what_a_write_approval_gate_holds(review_home, llm_ser
     result = run_review(review_home, SESSION_ID, mode=APPLY, settings=settings)
     memory_change, skill_change = result.proposals
     assert result.ok and result.queued == [memory_change.id]
+    # the model was told the truth: the memory change waits for a person, the skill is saved
+    memory_result = tool_results(llm_server.requests[1])[0]
+    assert (memory_result["staged"], memory_result["pending_id"]) == (True, memory_change.id)
+    skill_result = tool_results(llm_server.requests[2])[-1]
+    assert "staged" not in skill_result and skill_result["note"].startswith("Saved")
     assert [(a["id"], a["success"]) for a in result.applied] == [(skill_change.id, True)]
     assert MemoryStore(review_home).read_entries("user") == USER_ENTRIES  # not written
     assert (review_home.skills_dir / "devops" / "static-site-deploy" / "SKILL.md").exists()

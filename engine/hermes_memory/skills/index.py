@@ -57,6 +57,10 @@ HEAD_CHARS = 4000
 RACY_SECONDS = 2.0
 _RACY_NS = int(RACY_SECONDS * 1e9)
 _SKILL_MD_SUFFIX = os.sep + "SKILL.md"
+# (getattr: Windows has none of these but O_RDONLY; there the leaf shortcut never runs,
+# as directories report one link)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_READ_NO_LINK_FLAGS = _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 # provenance values (who owns the skill)
 LOCAL = "local"  # made by the agent or the person in this profile
@@ -172,10 +176,7 @@ def read_head(path: str, *, follow_links: bool = True) -> tuple[str, os.stat_res
     (:class:`NotARegularFile` otherwise); it is opened non-blocking, so a FIFO cannot
     hang the scan.
     """
-    flags = os.O_RDONLY | os.O_CLOEXEC
-    if not follow_links:
-        flags |= os.O_NOFOLLOW | os.O_NONBLOCK
-    fd = os.open(path, flags)
+    fd = os.open(path, _READ_FLAGS if follow_links else _READ_NO_LINK_FLAGS)
     try:
         st = os.fstat(fd)
         if not follow_links and not stat.S_ISREG(st.st_mode):

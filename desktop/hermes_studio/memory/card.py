@@ -9,17 +9,19 @@ from __future__ import annotations
 import html
 import unicodedata
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFocusEvent,
     QKeyEvent,
     QKeySequence,
+    QMouseEvent,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextDocument,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QFrame,
     QHBoxLayout,
@@ -146,6 +148,40 @@ class EntryTextEdit(QTextEdit):
         self._fit_height()
 
 
+class DragHandle(QLabel):
+    """The grip at the left of a card's header: dragging it moves the card."""
+
+    sig_drag = Signal()  # the pointer moved far enough with the button down
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("⠿", parent)
+        self.setObjectName("cardGrip")
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        self.setToolTip("Drag to move this entry (or Alt+Up / Alt+Down)")
+        self._pressed_at: QPoint | None = None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt override)
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._pressed_at = event.position().toPoint()
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        start = self._pressed_at
+        if start is not None and (
+            (event.position().toPoint() - start).manhattanLength() >= QApplication.startDragDistance()
+        ):
+            self._pressed_at = None
+            self.sig_drag.emit()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        self._pressed_at = None
+        super().mouseReleaseEvent(event)
+
+
 class EntryCard(QFrame):
     """An entry card. Signals carry the card's uid."""
 
@@ -153,6 +189,7 @@ class EntryCard(QFrame):
     sig_focused = Signal(int)
     sig_selection_toggled = Signal(int, bool)
     sig_move = Signal(int, int)
+    sig_drag = Signal(int)  # the person started dragging the card by its grip
     sig_remove = Signal(int)
     sig_strip_invisible = Signal(int)
 
@@ -164,6 +201,8 @@ class EntryCard(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
 
+        self.grip = DragHandle(self)
+        self.grip.sig_drag.connect(lambda: self.sig_drag.emit(self.uid))
         self.select_box = QCheckBox(self)
         self.select_box.setToolTip("Select this entry to merge it with others, or to remove several")
         self.select_box.toggled.connect(lambda on: self.sig_selection_toggled.emit(self.uid, on))
@@ -186,6 +225,7 @@ class EntryCard(QFrame):
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.setSpacing(6)
+        header.addWidget(self.grip)
         header.addWidget(self.select_box)
         header.addWidget(self.number_label)
         header.addWidget(self.count_label)

@@ -3,28 +3,49 @@
 Card widgets are reused by uid, so a card keeps its cursor and focus while the document
 changes around it. The editor wires each new card's signals and owns which cards are ticked
 and which is current; this column only shows them.
+
+Cards are reordered by dragging their grip: the column draws where the card would land,
+scrolls near its edges, and reports the drop as ``sig_dropped(uid, index)``; the editor
+makes the (undoable) move. A drag only lands in the column it started from.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QMimeData, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QDrag
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from .card import EntryCard
 from .model import Card
 
+#: The drag's payload type: "<column id>:<card uid>".
+ENTRY_MIME = "application/x-hermes-studio-entry"
+#: Within this many pixels of the column's top or bottom, a drag scrolls it.
+AUTOSCROLL_MARGIN = 32
+_column_ids = itertools.count(1)
+
 
 class CardList(QScrollArea):
     """The editor's cards, one under another, or a hint when there are none."""
 
+    sig_dropped = Signal(int, int)  # (uid, its index among the other cards)
+
     def __init__(self, wire: Callable[[EntryCard], None], parent: QWidget | None = None):
         super().__init__(parent)
         self._wire = wire  # connects a new card to the editor
+        self._column_id = next(_column_ids)
         self.cards: dict[int, EntryCard] = {}
         self.cards_widget = QWidget(self)
         self.cards_widget.setObjectName("cardsArea")
+        self.cards_widget.setAcceptDrops(True)
+        self.cards_widget.installEventFilter(self)
+        self.drop_marker = QFrame(self.cards_widget)
+        self.drop_marker.setObjectName("dropMarker")
+        self.drop_marker.setFixedHeight(3)
+        self.drop_marker.hide()
         self.cards_layout = QVBoxLayout(self.cards_widget)
         self.cards_layout.setContentsMargins(4, 4, 8, 4)
         self.cards_layout.setSpacing(8)
@@ -72,3 +93,90 @@ class CardList(QScrollArea):
         self.cards_widget.adjustSize()
         bar.setValue(value)
         QTimer.singleShot(0, self, lambda: bar.setValue(value))  # again, after the layout pass
+
+    # --- dragging cards -------------------------------------------------------------------
+    def start_drag(self, uid: int) -> None:
+        """Drag the card ``uid`` (from its grip); returns when the drag ends."""
+        card = self.cards.get(uid)
+        if card is None:
+            return
+        mime = QMimeData()
+        mime.setData(ENTRY_MIME, QByteArray(f"{self._column_id}:{uid}".encode()))
+        drag = QDrag(card)
+        drag.setMimeData(mime)
+        picture = card.grab()
+        drag.setPixmap(picture.scaledToWidth(min(picture.width(), 360), Qt.TransformationMode.SmoothTransformation))
+        drag.exec(Qt.DropAction.MoveAction)
+        self.drop_marker.hide()
+
+    def dragged_uid(self, mime: QMimeData) -> int | None:
+        """The uid a drag carries, if it started in this column."""
+        if not mime.hasFormat(ENTRY_MIME):
+            return None
+        column, _, uid = bytes(mime.data(ENTRY_MIME).data()).decode(errors="replace").partition(":")
+        if column != str(self._column_id) or not uid.isdigit() or int(uid) not in self.cards:
+            return None
+        return int(uid)
+
+    def drop_index(self, uid: int, y: float) -> int:
+        """Where a card dropped at height ``y`` (in the column's coordinates) goes, as an
+        index among the other cards: before the first card whose middle is below ``y``."""
+        others = [card for key, card in self._in_order() if key != uid]
+        for index, card in enumerate(others):
+            if y < card.geometry().center().y():
+                return index
+        return len(others)
+
+    def _in_order(self) -> list[tuple[int, EntryCard]]:
+        layout = self.cards_layout
+        widgets = (layout.itemAt(i).widget() for i in range(layout.count()))
+        return [(widget.uid, widget) for widget in widgets if isinstance(widget, EntryCard)]
+
+    def _show_marker(self, uid: int, index: int) -> None:
+        others = [card for key, card in self._in_order() if key != uid]
+        spacing = self.cards_layout.spacing()
+        if not others:
+            self.drop_marker.hide()
+            return
+        if index < len(others):
+            y = others[index].geometry().top() - spacing // 2 - 1
+        else:
+            y = others[-1].geometry().bottom() + spacing // 2
+        first = others[0].geometry()
+        self.drop_marker.setGeometry(first.left(), max(0, y), first.width(), 3)
+        self.drop_marker.raise_()
+        self.drop_marker.show()
+
+    def _autoscroll(self, y: float) -> None:
+        in_view = self.cards_widget.mapTo(self.viewport(), self.cards_widget.rect().topLeft()).y() + y
+        bar = self.verticalScrollBar()
+        if in_view < AUTOSCROLL_MARGIN:
+            bar.setValue(bar.value() - bar.singleStep() * 2)
+        elif in_view > self.viewport().height() - AUTOSCROLL_MARGIN:
+            bar.setValue(bar.value() + bar.singleStep() * 2)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is not self.cards_widget:
+            return super().eventFilter(watched, event)
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            uid = self.dragged_uid(event.mimeData())
+            if uid is None:
+                event.ignore()
+                self.drop_marker.hide()
+                return True
+            y = event.position().y()
+            index = self.drop_index(uid, y)
+            event.setDropAction(Qt.DropAction.MoveAction)
+            event.accept()
+            if kind == QEvent.Type.Drop:
+                self.drop_marker.hide()
+                self.sig_dropped.emit(uid, index)
+            else:
+                self._show_marker(uid, index)
+                self._autoscroll(y)
+            return True
+        if kind == QEvent.Type.DragLeave:
+            self.drop_marker.hide()
+            return True
+        return super().eventFilter(watched, event)

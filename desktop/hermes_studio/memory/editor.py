@@ -149,6 +149,7 @@ class StoreEditor(QWidget):
         self.file_banner = Banner(self)  # drift, deletion, disabled store
 
         self.card_list = CardList(self._wire_card, self)
+        self.card_list.sig_dropped.connect(self._on_card_dropped)
         # The column's parts, by the names callers use.
         self.scroll = self.card_list
         self.empty_label = self.card_list.empty_label
@@ -243,6 +244,7 @@ class StoreEditor(QWidget):
         card.sig_focused.connect(self._on_card_focused)
         card.sig_selection_toggled.connect(self._on_card_toggled)
         card.sig_move.connect(self._on_card_move)
+        card.sig_drag.connect(self._on_card_drag)
         card.sig_remove.connect(lambda uid: self.document.remove([uid]))
         card.sig_strip_invisible.connect(self.document.strip_invisible)
         card.text_edit.setReadOnly(self.busy)
@@ -273,6 +275,14 @@ class StoreEditor(QWidget):
 
     def _on_card_move(self, uid: int, delta: int) -> None:
         if self._can_edit() and self.document.move(uid, delta):
+            self.focus_card(uid)
+
+    def _on_card_drag(self, uid: int) -> None:
+        if self._can_edit():
+            self.card_list.start_drag(uid)
+
+    def _on_card_dropped(self, uid: int, index: int) -> None:
+        if self._can_edit() and self.document.move_to(uid, index):
             self.focus_card(uid)
 
     def focus_card(self, uid: int) -> None:

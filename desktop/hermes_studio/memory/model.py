@@ -170,12 +170,18 @@ class EntryDocument(QObject):
             self._push([c for c in self.cards if c.uid not in doomed], label)
 
     def move(self, uid: int, delta: int) -> bool:
-        index = self.index_of(uid)
-        target = index + delta
+        target = self.index_of(uid) + delta
         if delta == 0 or not 0 <= target < len(self.cards):
             return False
+        return self.move_to(uid, target)
+
+    def move_to(self, uid: int, index: int) -> bool:
+        """Put one card at ``index`` among the others (clamped); False if nothing moved."""
         cards = list(self.cards)
-        cards.insert(target, cards.pop(index))
+        card = cards.pop(self.index_of(uid))
+        cards.insert(max(0, min(index, len(cards))), card)
+        if cards == list(self.cards):
+            return False
         self._push(cards, "Move entry")
         return True
 

@@ -101,6 +101,8 @@ def editor_stylesheet(widget: QWidget) -> str:
                                            border-left: 4px solid {colours.over}; }}
         QFrame#entryCard QTextEdit {{ background: {base}; }}
         QLabel#cardNumber {{ color: {muted}; font-weight: 600; }}
+        QLabel#cardGrip {{ color: {muted}; padding: 0 2px; }}
+        QFrame#dropMarker {{ background: {accent}; border: none; border-radius: 1px; }}
         QLabel#cardCount, QLabel#caption, QLabel#editorSubtitle, QLabel#saveState,
         QLabel#emptyState {{ color: {muted}; }}
         QLabel#cardFindings {{ color: {palette.color(palette.ColorRole.Text).name()}; }}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from memory_editor_helpers import ENTRIES, disk
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt
+from PySide6.QtGui import QDrag, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QWidget
 
 from hermes_memory.memory.edits import prompt_preview
 from hermes_memory.memory.entries import char_count, parse_entries, serialise_entries
@@ -164,6 +164,70 @@ def test_reorder_saves_the_new_order(qtbot, editor, seeded_home):
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: parse_entries(disk(seeded_home)) == expected, timeout=5000)
     assert disk(seeded_home) == serialise_entries(expected)
+
+
+def drag_event(kind, target: QWidget, point: QPoint, mime: QMimeData):
+    """A drag event as Qt delivers it to ``target`` (``kind``: DragEnter, DragMove, Drop)."""
+    actions = Qt.DropAction.MoveAction
+    buttons, modifiers = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    if kind == QEvent.Type.DragEnter:
+        return QDragEnterEvent(point, actions, mime, buttons, modifiers)
+    if kind == QEvent.Type.DragMove:
+        return QDragMoveEvent(point, actions, mime, buttons, modifiers)
+    return QDropEvent(QPointF(point), actions, mime, buttons, modifiers)
+
+
+def grip_drag(qtbot, editor, index: int, monkeypatch) -> QMimeData:
+    """Drag a card by its grip with the mouse; returns what the drag carries."""
+    started: list[QMimeData] = []
+    monkeypatch.setattr(QDrag, "exec", lambda drag, *args: started.append(drag.mimeData()) or Qt.DropAction.IgnoreAction)
+    grip = editor.card_at(index).grip
+    qtbot.mousePress(grip, Qt.MouseButton.LeftButton, pos=QPoint(2, 2))
+    qtbot.mouseMove(grip, QPoint(2 + QApplication.startDragDistance() + 4, 30))
+    qtbot.mouseRelease(grip, Qt.MouseButton.LeftButton)
+    assert len(started) == 1
+    return started[0]
+
+
+def test_cards_are_reordered_by_dragging_their_grip(qtbot, editor, seeded_home, monkeypatch):
+    activate(qtbot, editor)
+    mime = grip_drag(qtbot, editor, 0, monkeypatch)
+    area = editor.card_list.cards_widget
+    last = editor.card_at(3).geometry()
+    # Over a card's text box first: the box ignores the drag, the column takes it.
+    box = editor.card_at(2).text_edit.viewport()
+    over_box = drag_event(QEvent.Type.DragEnter, box, QPoint(5, 5), mime)
+    QApplication.sendEvent(box, over_box)
+    assert over_box.isAccepted()
+    below_last = QPoint(last.center().x(), last.bottom() - 2)  # the lower half of the last card
+    for kind in (QEvent.Type.DragMove, QEvent.Type.Drop):
+        event = drag_event(kind, area, below_last, mime)
+        QApplication.sendEvent(area, event)
+        assert event.isAccepted()
+    expected = [ENTRIES[1], ENTRIES[2], ENTRIES[3], ENTRIES[0]]
+    assert editor.document.texts() == expected
+    assert not editor.card_list.drop_marker.isVisible()
+    assert editor.document.undo_stack.undoText() == "Move entry"
+    editor.document.undo_stack.undo()
+    assert editor.document.texts() == ENTRIES
+    editor.document.undo_stack.redo()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: parse_entries(disk(seeded_home)) == expected, timeout=5000)
+
+
+def test_a_drag_lands_only_in_its_own_editor(qtbot, editor, make_editor, monkeypatch):
+    activate(qtbot, editor)
+    mime = grip_drag(qtbot, editor, 1, monkeypatch)
+    other = make_editor("user")
+    area = other.card_list.cards_widget
+    event = drag_event(QEvent.Type.DragEnter, area, QPoint(10, 10), mime)
+    QApplication.sendEvent(area, event)
+    assert not event.isAccepted()
+    foreign = QMimeData()
+    foreign.setText("Project uses pnpm, not npm")  # text from elsewhere is not a card
+    event = drag_event(QEvent.Type.Drop, editor.card_list.cards_widget, QPoint(10, 10), foreign)
+    QApplication.sendEvent(editor.card_list.cards_widget, event)
+    assert editor.document.texts() == ENTRIES and not editor.dirty
 
 
 def test_undo_restores_and_redo_reapplies(qtbot, editor):

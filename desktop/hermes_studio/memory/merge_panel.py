@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hermes_memory.memory.edits import MergeItem, MergeProposal
+from hermes_memory.memory.edits import MergeItem, MergeProposal, merge_problems
 from hermes_memory.memory.entries import FILE_NAMES, char_count
 
 from .meter import percent
@@ -43,6 +43,14 @@ OPTION_LABELS = {
     "edited_by_person": {"mine": "Keep your change", "theirs": "Use what is on disk"},
     "conflict": {"mine": "Yours", "theirs": "Disk version", "both": "Keep both"},
 }
+
+
+SAVE_TIP = "Write the merged entries under the file lock; anything written meanwhile is merged in too"
+
+
+def _short(text: str, width: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _quote(texts: tuple[str, ...]) -> str:
@@ -138,6 +146,7 @@ class MergePanel(QWidget):
         self.proposal: MergeProposal | None = None
         self.limit = 0
         self.rows: list[MergeItemRow] = []
+        self._busy = False
 
         self.heading = QLabel(self)
         self.heading.setObjectName("mergeHeading")
@@ -156,6 +165,11 @@ class MergePanel(QWidget):
 
         self.usage_label = QLabel(self)
         self.usage_label.setTextFormat(Qt.TextFormat.RichText)
+        self.problems_label = QLabel(self)
+        self.problems_label.setObjectName("mergeProblems")
+        self.problems_label.setTextFormat(Qt.TextFormat.RichText)
+        self.problems_label.setWordWrap(True)
+        self.problems_label.hide()
         self.adopt_button = QPushButton("Keep editing the merged result", self)
         self.adopt_button.setToolTip(
             "Put the merged entries in the editor without saving; save when you are ready"
@@ -163,10 +177,7 @@ class MergePanel(QWidget):
         self.adopt_button.clicked.connect(self._adopt)
         self.save_button = QPushButton("Save merged result", self)
         self.save_button.setDefault(True)
-        self.save_button.setToolTip(
-            "Write the merged entries under the file lock; anything written meanwhile is "
-            "merged in too"
-        )
+        self.save_button.setToolTip(SAVE_TIP)
         self.save_button.clicked.connect(self._save)
         footer = QHBoxLayout()
         footer.addWidget(self.usage_label, 1)
@@ -177,6 +188,7 @@ class MergePanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.heading)
         layout.addWidget(scroll, 1)
+        layout.addWidget(self.problems_label)
         layout.addLayout(footer)
 
     def set_proposal(
@@ -194,7 +206,7 @@ class MergePanel(QWidget):
             choice = keep.get(item.id, item.default)
             row = MergeItemRow(item, choice if choice in item.options else item.default, self)
             row.setToolTip(KIND_TITLES[item.kind])
-            row.sig_choice_changed.connect(self._update_usage)
+            row.sig_choice_changed.connect(self._update_result)
             self.list_layout.insertWidget(self.list_layout.count() - 1, row)
             self.rows.append(row)
         name = FILE_NAMES[proposal.target]
@@ -213,7 +225,7 @@ class MergePanel(QWidget):
             )
         lines.extend(html.escape(note) for note in proposal.notes)
         self.heading.setText("<br>".join(lines))
-        self._update_usage()
+        self._update_result()
 
     def choices(self) -> dict[str, str]:
         return {row.item.id: row.choice() for row in self.rows}
@@ -230,10 +242,29 @@ class MergePanel(QWidget):
         return char_count(self.proposal.resolved_texts(self.choices()))
 
     def set_busy(self, busy: bool) -> None:
-        self.save_button.setEnabled(not busy)
+        self._busy = busy
         self.adopt_button.setEnabled(not busy)
+        self._update_result()
 
-    def _update_usage(self) -> None:
+    def _update_result(self) -> None:
+        """The footer for the current choices: what cannot be saved, and the usage."""
+        if self.proposal is None:
+            self.save_button.setEnabled(not self._busy)
+            return
+        problems = merge_problems(self.proposal, self.choices())
+        self.problems_label.setVisible(bool(problems))
+        if problems:
+            colour = colours_for(self).over
+            listed = "<br>".join(
+                f"• “{html.escape(_short(text))}”: {html.escape(reason)}" for text, reason in problems
+            )
+            self.problems_label.setText(
+                f'<span style="color:{colour}; font-weight:700">This result cannot be saved:'
+                f"</span> the store refuses {'this entry' if len(problems) == 1 else 'these entries'}."
+                f" Choose the other version, or keep editing and fix it.<br>{listed}"
+            )
+        self.save_button.setEnabled(not self._busy and not problems)
+        self.save_button.setToolTip("Fix or drop the entries listed above first" if problems else SAVE_TIP)
         used = self.projected()
         colours = colours_for(self)
         colour = colours.for_band(band(used, self.limit))

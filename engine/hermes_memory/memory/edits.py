@@ -771,6 +771,22 @@ def apply_merge(
     return save_draft(store, proposal.target, proposal.theirs, resolved, auto_merge=True)
 
 
+def merge_problems(
+    proposal: MergeProposal, choices: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """``(entry, reason)`` for each entry the merged result would bring into the file that
+    the store refuses (a scanner hit, a bare ``§`` line): :func:`apply_merge` would refuse
+    such a result, so a merge view can say so before the person saves."""
+    on_disk = set(proposal.theirs)
+    problems = []
+    for text in proposal.resolved_texts(choices):
+        if text not in on_disk:
+            problem = content_problem(text)
+            if problem:
+                problems.append((text, problem))
+    return problems
+
+
 def recreate_file(store: MemoryStore, target: str, draft: Sequence[str | DraftEntry]) -> dict:
     """Write the draft to a store file that was deleted (merging with a new one if any)."""
     plain = [d.text if isinstance(d, DraftEntry) else d for d in draft]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 import numpy as np
 
@@ -23,20 +24,10 @@ def overview_html(data: GraphData) -> str:
     )
     busiest = sorted(skills, key=lambda i: (-data.use_count[i], data.ids[i]))[:5]
     if busiest:
-        items = "".join(
-            f"<li><a href='node:{html.escape(data.ids[i])}'>{html.escape(data.labels[i])}</a>"
-            f" ×{int(data.use_count[i])}</li>"
-            for i in busiest
-        )
-        lines.append(f"<p>Most used:</p><ul>{items}</ul>")
+        lines.append(_linked("Most used", data, busiest, lambda i: f" ×{int(data.use_count[i])}"))
     newest = sorted(skills, key=lambda i: -(0 if np.isnan(data.times[i]) else data.times[i]))[:3]
     if newest:
-        items = "".join(
-            f"<li><a href='node:{html.escape(data.ids[i])}'>{html.escape(data.labels[i])}</a>"
-            f" · {format_date(data.times[i])}</li>"
-            for i in newest
-        )
-        lines.append(f"<p>Newest:</p><ul>{items}</ul>")
+        lines.append(_linked("Newest", data, newest, lambda i: f" · {format_date(data.times[i])}"))
     pinned = [i for i in skills if data.pinned[i]]
     if pinned:
         names = ", ".join(html.escape(data.labels[i]) for i in pinned)
@@ -46,3 +37,13 @@ def overview_html(data: GraphData) -> str:
         "Ctrl+F searches.</p>"
     )
     return "".join(lines)
+
+
+def _linked(title: str, data: GraphData, indices: list[int], after: Callable[[int], str]) -> str:
+    """A titled list of nodes, each a link that selects it, followed by ``after(i)``."""
+    items = "".join(
+        f"<li><a href='node:{html.escape(data.ids[i])}'>{html.escape(data.labels[i])}</a>"
+        f"{after(i)}</li>"
+        for i in indices
+    )
+    return f"<p>{title}:</p><ul>{items}</ul>"

@@ -15,6 +15,8 @@ from hermes_memory.learning import build_learning_graph
 from hermes_memory.memory.store import MemoryStore
 from hermes_memory.skills import read_usage, skill_md_error
 from hermes_studio.graph.layout import CLUSTERS
+from hermes_studio.graph.model import SKILL, graph_from_payload
+from hermes_studio.graph.overview import overview_html
 from hermes_studio.graph.workers import GraphJobs
 
 
@@ -45,6 +47,23 @@ def test_node_count_matches_the_engine_payload(panel, demo_home):
     assert panel.category_list.count() == 10  # 9 skill categories and memory
     assert not panel.warnings_frame.isVisible()
     assert panel.archived_list.count() == 1
+
+
+def test_the_overview_lists_the_most_used_and_newest_skills_as_links(demo_home):
+    payload = build_learning_graph(demo_home)
+    skills = [node for node in payload["nodes"] if node["kind"] == "skill"]
+    data = graph_from_payload(payload)
+    html_text = overview_html(data)
+    most_used = sorted(skills, key=lambda node: (-node["useCount"], node["id"]))[:5]
+    listed = html_text.split("<p>Most used:</p>")[1].split("</ul>")[0]
+    assert listed.count("<li>") == 5
+    for node in most_used:  # in order, each a link that opens the node
+        assert f"<a href='node:{node['id']}'>{node['label']}</a> ×{node['useCount']}</li>" in listed
+    positions = [listed.index(f"node:{node['id']}'") for node in most_used]
+    assert positions == sorted(positions)
+    skill_rows = [i for i in range(data.size) if data.kind[i] == SKILL]
+    newest = data.ids[max(skill_rows, key=lambda i: data.times[i])]  # the time the view plots
+    assert html_text.split("<p>Newest:</p>")[1].startswith(f"<ul><li><a href='node:{newest}'>")
 
 
 def test_search_and_each_filter_narrow_the_view(panel, qtbot):

@@ -28,6 +28,7 @@ that file only (pass ``changed=`` from a folder watcher to skip even the ``stat`
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -347,7 +348,7 @@ class GraphBuilder:
         shown_positions = [i for i, node in enumerate(nodes) if include_all or node.learned]
         shown_at = {position: index for index, position in enumerate(shown_positions)}
         shown_nodes = [nodes[position] for position in shown_positions]
-        relations = skill_edges(shown_nodes)
+        relations, relation_dicts, linked = _relations(shown_nodes)
         part = _SkillPart(
             include_all=include_all,
             usage=usage,
@@ -363,8 +364,8 @@ class GraphBuilder:
             agent_created=sum(1 for node in shown_nodes if node.created_by == "agent"),
             used=sum(1 for node in shown_nodes if node.use_count > 0),
             relations=relations,
-            relation_dicts=[{"source": a, "target": b} for a, b in relations],
-            linked=len({name for edge in relations for name in edge}),
+            relation_dicts=relation_dicts,
+            linked=linked,
         )
         self._part = part
         return part
@@ -401,29 +402,15 @@ class GraphBuilder:
                 shown_nodes[shown], shown_payloads[shown] = node, payload
                 agent_created += (node.created_by == "agent") - (old.created_by == "agent")
                 used += (node.use_count > 0) - (old.use_count > 0)
-        relations, relation_dicts, linked = prev.relations, prev.relation_dicts, prev.linked
         if relations_moved:
-            relations = skill_edges(shown_nodes)
-            relation_dicts = [{"source": a, "target": b} for a, b in relations]
-            linked = len({name for edge in relations for name in edge})
-        part = _SkillPart(
-            include_all=prev.include_all,
-            usage=usage,
-            skills=skills,
-            records=records,
-            nodes=nodes,
-            payloads=payloads,
-            shown_at=prev.shown_at,
-            shown_nodes=shown_nodes,
-            shown_payloads=shown_payloads,
-            learned=prev.learned,
-            categories=prev.categories,
-            agent_created=agent_created,
-            used=used,
-            relations=relations,
-            relation_dicts=relation_dicts,
-            linked=linked,
-        )
+            relations, relation_dicts, linked = _relations(shown_nodes)
+        else:
+            relations, relation_dicts, linked = prev.relations, prev.relation_dicts, prev.linked
+        part = dataclasses.replace(
+            prev, usage=usage, skills=skills, records=records, nodes=nodes, payloads=payloads,
+            shown_nodes=shown_nodes, shown_payloads=shown_payloads, agent_created=agent_created,
+            used=used, relations=relations, relation_dicts=relation_dicts, linked=linked,
+        )  # fmt: skip
         self._part = part
         return part
 
@@ -507,6 +494,14 @@ class GraphBuilder:
             "stats": stats,
             "warnings": warnings,
         }
+
+
+def _relations(shown_nodes: list[SkillNode]) -> tuple[list[tuple[str, str]], list[dict[str, str]], int]:
+    """The declared skill-skill edges, as pairs and as payload dicts, and how many skills
+    they touch."""
+    relations = skill_edges(shown_nodes)
+    dicts = [{"source": a, "target": b} for a, b in relations]
+    return relations, dicts, len({name for edge in relations for name in edge})
 
 
 def _differs(skill: Skill, old_skill: Skill, record: dict[str, Any], old_record: dict[str, Any]) -> bool:

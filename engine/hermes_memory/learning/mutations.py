@@ -195,18 +195,19 @@ def _skill_only(verb: str) -> dict[str, Any]:
 
 @_never_raises
 def pin_node(home: HermesHome, node_id: str) -> dict[str, Any]:
-    if parse_node_kind(node_id) == "memory":
-        return _skill_only("pinned")
-    scan, _skill = _skill_or_refusal(home, node_id)
-    return set_pinned(home, node_id, True, scan=scan).as_dict()
+    return _set_pinned(home, node_id, True)
 
 
 @_never_raises
 def unpin_node(home: HermesHome, node_id: str) -> dict[str, Any]:
+    return _set_pinned(home, node_id, False)
+
+
+def _set_pinned(home: HermesHome, node_id: str, pinned: bool) -> dict[str, Any]:
     if parse_node_kind(node_id) == "memory":
-        return _skill_only("unpinned")
+        return _skill_only("pinned" if pinned else "unpinned")
     scan, _skill = _skill_or_refusal(home, node_id)
-    return set_pinned(home, node_id, False, scan=scan).as_dict()
+    return set_pinned(home, node_id, pinned, scan=scan).as_dict()
 
 
 @_never_raises

@@ -96,7 +96,7 @@ def check_entry(text: str) -> EntryCheck:
 
 
 @dataclass(frozen=True)
-class DraftCheck:
+class DraftCheck(fmt.BudgetUse):
     """The whole draft: a check per entry and the usage the file would have after saving."""
 
     target: str
@@ -108,14 +108,6 @@ class DraftCheck:
     @property
     def used(self) -> int:
         return fmt.char_count(self.saved_entries)
-
-    @property
-    def percent(self) -> int:
-        return fmt.usage_percent(self.used, self.limit)
-
-    @property
-    def over_budget(self) -> bool:
-        return self.used > self.limit
 
     def blocking(self) -> list[tuple[int, str]]:
         """``(index, message)`` for each changed entry the store would refuse."""

@@ -92,6 +92,22 @@ def usage_percent(current: int, limit: int) -> int:
     return min(100, int(current / limit * 100))
 
 
+class BudgetUse:
+    """``percent`` and ``over_budget`` for anything that knows its ``used`` characters and
+    its ``limit`` (a store read from disk, a draft being edited)."""
+
+    used: int
+    limit: int
+
+    @property
+    def percent(self) -> int:
+        return usage_percent(self.used, self.limit)
+
+    @property
+    def over_budget(self) -> bool:
+        return self.used > self.limit
+
+
 def usage_counts(current: int, limit: int) -> str:
     """``"1,234/2,200"`` as used in failure payloads."""
     return f"{current:,}/{limit:,}"

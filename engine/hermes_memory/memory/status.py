@@ -16,7 +16,7 @@ from .store import StoreReadError, detect_drift, read_store_file
 
 
 @dataclass(frozen=True)
-class StoreStatus:
+class StoreStatus(fmt.BudgetUse):
     target: str
     path: Path
     limit: int
@@ -31,14 +31,6 @@ class StoreStatus:
     @property
     def used(self) -> int:
         return fmt.char_count(self.entries)
-
-    @property
-    def percent(self) -> int:
-        return fmt.usage_percent(self.used, self.limit)
-
-    @property
-    def over_budget(self) -> bool:
-        return self.used > self.limit
 
     @property
     def file_name(self) -> str:

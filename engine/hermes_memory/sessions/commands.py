@@ -93,7 +93,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
             )
     except SessionStoreError as exc:
         return ctx.error(str(exc), EXIT_REFUSED)
-    if ctx.json or getattr(args, "json", False):
+    if ctx.json:
         ctx.print_json({"query": args.query, "path": outcome.path, "note": outcome.note,
                         "count": len(outcome.hits), "results": outcome.hits})  # fmt: skip
         return EXIT_OK
@@ -118,7 +118,7 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
             sessions = store.list_sessions(limit=args.limit)
     except SessionStoreError as exc:
         return ctx.error(str(exc), EXIT_REFUSED)
-    if ctx.json or getattr(args, "json", False):
+    if ctx.json:
         ctx.print_json({"count": len(sessions), "sessions": sessions})
         return EXIT_OK
     if not sessions:
@@ -142,7 +142,7 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
             messages = store.get_messages(args.session_id)
     except SessionStoreError as exc:
         return ctx.error(str(exc), EXIT_REFUSED)
-    if ctx.json or getattr(args, "json", False):
+    if ctx.json:
         ctx.print_json({"session": session, "messages": messages})
         return EXIT_OK
     title = f" — {session['title']}" if session.get("title") else ""
@@ -196,7 +196,7 @@ def cmd_provenance(args: argparse.Namespace, ctx: CliContext) -> int:
         for target, items in entries.items()
         for entry in items
     ]
-    if ctx.json or getattr(args, "json", False):
+    if ctx.json:
         ctx.print_json({"count": len(rows), "entries": rows})
         return EXIT_OK
     if not rows:

@@ -368,11 +368,18 @@ class SessionStore:
         anchor = self.get_message(message_id)
         if anchor is None or anchor["session_id"] != session_id:
             return {}
+        return self._window(session_id, anchor, window, None)
+
+    def _window(
+        self, session_id: str, anchor: dict[str, Any], window: int, roles: list[str] | None
+    ) -> dict[str, Any]:
+        """Up to ``window`` messages (of ``roles``) either side of ``anchor``, the anchor,
+        and how many visible messages lie beyond on each side."""
         before = self.neighbours(
-            session_id, anchor["timestamp"], anchor["id"], before=True, count=window
+            session_id, anchor["timestamp"], anchor["id"], before=True, count=window, roles=roles
         )
         after = self.neighbours(
-            session_id, anchor["timestamp"], anchor["id"], before=False, count=window
+            session_id, anchor["timestamp"], anchor["id"], before=False, count=window, roles=roles
         )
         first, last = (before or [anchor])[0], (after or [anchor])[-1]
         return {
@@ -403,26 +410,11 @@ class SessionStore:
         if anchor is None or anchor["session_id"] != session_id:
             return {}
         roles = list(keep_roles) or None
-        before = self.neighbours(
-            session_id, anchor["timestamp"], anchor["id"], before=True, count=window, roles=roles
-        )
-        after = self.neighbours(
-            session_id, anchor["timestamp"], anchor["id"], before=False, count=window, roles=roles
-        )
-        first, last = (before or [anchor])[0], (after or [anchor])[-1]
-        start = self._bookend(session_id, first, roles, bookend, at_start=True)
-        end = self._bookend(session_id, last, roles, bookend, at_start=False)
-        return {
-            "window": [*before, anchor, *after],
-            "messages_before": self.count_beyond(
-                session_id, first["timestamp"], first["id"], before=True
-            ),
-            "messages_after": self.count_beyond(
-                session_id, last["timestamp"], last["id"], before=False
-            ),
-            "bookend_start": start,
-            "bookend_end": end,
-        }
+        view = self._window(session_id, anchor, window, roles)
+        first, last = view["window"][0], view["window"][-1]
+        view["bookend_start"] = self._bookend(session_id, first, roles, bookend, at_start=True)
+        view["bookend_end"] = self._bookend(session_id, last, roles, bookend, at_start=False)
+        return view
 
     def _bookend(
         self,

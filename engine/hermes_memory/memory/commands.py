@@ -145,6 +145,10 @@ def _report(ctx: CliContext, store: MemoryStore, result: dict) -> int:
     if ctx.json:
         ctx.print_json(result)
         return EXIT_OK if ok else EXIT_REFUSED
+    if ok and result.get("staged"):  # memory.write_approval is on: queued, not written
+        ctx.print(f"Staged as {result['pending_id']}, not written yet (memory.write_approval is on). "
+                  f"Approve with: hermes-memory pending approve {result['pending_id']}")  # fmt: skip
+        return EXIT_OK
     if ok:
         ctx.print(f"{result['message']} ({result['usage']}, {result['entry_count']} entries)")
         return EXIT_OK

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..pending.gate import staged_write
 from . import entries as fmt
 from .store import MemoryStore, StoreReadError
 
@@ -110,7 +111,8 @@ def dispatch(
     if operations:
         if not isinstance(operations, list):
             return _error("operations must be a list of {action, content?, old_text?} objects.")
-        return store.apply_batch(target, operations)
+        staged = staged_write(store, {"action": "batch", "target": target, "operations": operations})
+        return staged or store.apply_batch(target, operations)
     if action == "add" and not content:
         return _error("Content is required for 'add' action.")
     if action in ("replace", "remove") and not old_text:
@@ -120,6 +122,11 @@ def dispatch(
             return {"success": False, "error": str(exc)}
     if action == "replace" and not content:
         return _error("content is required for 'replace' action.")
+    if action in ("add", "replace", "remove"):  # the write-approval gate (spec §2.9.3)
+        payload = {"action": action, "target": target, "content": content, "old_text": old_text}
+        staged = staged_write(store, payload)
+        if staged:
+            return staged
     if action == "add":
         return store.add(target, content)
     if action == "replace":

@@ -1,58 +1,77 @@
-"""Writing a proposal through the engine, and telling whether it still can be written.
+"""A review's changes in the staged-write queue's format, queued or written.
 
-The same function serves an apply-mode review (at the end of the run) and a person's
-approval of a queued proposal, so both take exactly one path to disk.
+A proposal becomes an upstream record (:mod:`hermes_memory.pending.changes`): removed
+entries become pinned replace/remove ops, a skill file change a ``create``/``edit``/
+``write_file`` pinned to the text it was planned against. The same record is what a
+propose-mode review queues and what an apply-mode review writes at once, through the
+queue's own write path, so a review's write and a person's approval take one path to disk
+and refuse for the same reasons (stale, over budget, pinned since).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..home import HermesHome
-from ..memory.store import StoreReadError, read_store_file
-from .memory_changes import commit_memory_change
-from .proposals import MEMORY, Proposal
+from ..pending import BACKGROUND_REVIEW, MEMORY, SKILLS, PendingQueue, PendingRecord
+from ..pending.applying import Context, apply_record, preview
+from ..pending.changes import memory_change_payload, skill_change_payload, summary_for
+from ..pending.records import make_record
+from .proposals import MEMORY as MEMORY_KIND
+from .proposals import Proposal
 from .skill_changes import SKILL_MD
-from .skill_writes import commit_skill_change, skill_staleness
+
+
+def to_record(proposal: Proposal) -> PendingRecord:
+    """The proposal as an upstream record with the same id (not written)."""
+    if proposal.kind == MEMORY_KIND:
+        subsystem = MEMORY
+        payload = memory_change_payload(proposal.target, list(proposal.before), list(proposal.after))
+        extra: dict[str, Any] = {}
+    else:
+        subsystem = SKILLS
+        payload, extra = skill_change_payload(
+            proposal.operation, proposal.target, proposal.file or SKILL_MD,
+            proposal.before if isinstance(proposal.before, str) else None,
+            proposal.after if isinstance(proposal.after, str) else "", proposal.category,
+        )  # fmt: skip
+    return make_record(
+        subsystem, proposal.id, payload, summary_for(subsystem, payload), BACKGROUND_REVIEW,
+        session_id=proposal.session_id or None, depends_on=list(proposal.depends_on) or None,
+        **extra,
+    )  # fmt: skip
+
+
+def queue_proposals(home: HermesHome, proposals: Iterable[Proposal]) -> list[str]:
+    """Stage the proposals in order; all or none (a failure withdraws those written)."""
+    queue = PendingQueue(home)
+    written: list[PendingRecord] = []
+    try:
+        for proposal in proposals:
+            record = to_record(proposal)
+            written.append(queue.stage(record.subsystem, record.payload, record.summary,
+                                       record.origin, record_id=record.id, **_extras(record)))  # fmt: skip
+    except BaseException:
+        for record in written:
+            if record.path is not None:
+                record.path.unlink(missing_ok=True)
+        raise
+    return [record.id for record in written]
+
+
+def _extras(record: PendingRecord) -> dict[str, Any]:
+    standard = {"id", "subsystem", "action", "summary", "origin", "created_at", "payload"}
+    return {k: v for k, v in record.data.items() if k not in standard}
 
 
 def apply_proposal(home: HermesHome, proposal: Proposal) -> dict[str, Any]:
-    """Write the change; ``{"success": True, "message"}`` or ``{"success": False,
+    """Write the change now; ``{"success": True, "message"}`` or ``{"success": False,
     "error", "stale"?}``. Nothing is written on refusal."""
-    if proposal.kind == MEMORY:
-        if proposal.target not in ("memory", "user"):
-            return {"success": False, "error": f"Unknown memory target '{proposal.target}'."}
-        return commit_memory_change(
-            home, proposal.target, list(proposal.before), list(proposal.after)
-        )
-    if not isinstance(proposal.after, str):
-        return {"success": False, "error": "This skill proposal has no new text."}
-    return commit_skill_change(
-        home,
-        proposal.operation,
-        proposal.target,
-        proposal.file or SKILL_MD,
-        proposal.before if isinstance(proposal.before, str) else None,
-        proposal.after,
-        proposal.category,
-    )
+    return apply_record(home, to_record(proposal), origin=BACKGROUND_REVIEW)
 
 
 def staleness(home: HermesHome, proposal: Proposal) -> str | None:
-    """Why approving would be refused as stale right now, or None (reads only)."""
-    if proposal.kind == MEMORY:
-        try:
-            entries = read_store_file(home.store_file(proposal.target)).entries
-        except (StoreReadError, ValueError) as exc:
-            return str(exc)
-        missing = [entry for entry in proposal.before if entry not in entries]
-        if missing:
-            return f"an entry it rewrites is gone: '{missing[0][:60]}'"
-        return None
-    return skill_staleness(
-        home,
-        proposal.target,
-        proposal.file or SKILL_MD,
-        proposal.before if isinstance(proposal.before, str) else None,
-        proposal.operation,
-    )
+    """Why writing the proposal would be refused as stale right now, or None (reads only)."""
+    check = preview(Context(home), to_record(proposal))
+    return check.get("reason") if check.get("stale") else None

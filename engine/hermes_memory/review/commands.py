@@ -1,7 +1,7 @@
-"""``hermes-memory review SESSION_ID [--propose|--apply]`` and
-``hermes-memory pending list|show|approve|reject``.
+"""``hermes-memory review SESSION_ID [--propose|--apply]``.
 
-A review proposes by default: nothing in the home changes until a person approves. Exit
+A review proposes by default: its changes are staged in the queue
+(``hermes-memory pending``), and nothing else in the home changes until a person approves. Exit
 codes follow the CLI: 0 done, 1 the engine refused or the review failed, 2 usage.
 """
 
@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 from datetime import datetime
 from typing import Any
 
 from ..cli import EXIT_OK, EXIT_REFUSED, CliContext, add_json_flag, positive_float, positive_int
-from .pending import ALL, Decision, PendingError, PendingQueue
 from .proposals import MEMORY, Proposal
 from .runner import ReviewResult, run_review
 from .settings import load_review_settings
@@ -41,25 +39,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="per model call (default from config.yaml, else 120)")  # fmt: skip
     add_json_flag(review)
     review.set_defaults(handler=cmd_review)
-
-    pending = subparsers.add_parser("pending", help="changes proposed by reviews, awaiting you")
-    actions = pending.add_subparsers(dest="pending_command", metavar="ACTION")
-    actions.required = True
-    listing = actions.add_parser("list", help="every proposal waiting for a decision")
-    add_json_flag(listing)
-    listing.set_defaults(handler=cmd_list)
-    show = actions.add_parser("show", help="one proposal in full, with its before and after")
-    show.add_argument("proposal_id", metavar="ID")
-    add_json_flag(show)
-    show.set_defaults(handler=cmd_show)
-    for name, handler, text in (
-        ("approve", cmd_approve, "apply a proposal through the engine ('all' for every one)"),
-        ("reject", cmd_reject, "drop a proposal without changing anything ('all' for every one)"),
-    ):
-        command = actions.add_parser(name, help=text)
-        command.add_argument("proposal_id", metavar="ID|all")
-        add_json_flag(command)
-        command.set_defaults(handler=handler)
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -147,116 +126,3 @@ def _print_review(ctx: CliContext, result: ReviewResult) -> None:
         ctx.print(f"Auto-denied: skill_manage {action}.")
     if result.final_text:
         ctx.print(f"Model: {_one_line(result.final_text, 300)}")
-
-
-# --- pending -----------------------------------------------------------------------------
-def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
-    ctx.home.require()
-    queue = PendingQueue(ctx.home)
-    listing = queue.list()
-    rows = [(p, queue.staleness(p)) for p in listing.proposals]
-    if ctx.json:
-        ctx.print_json({
-            "proposals": [{**p.to_record(), "stale": stale} for p, stale in rows],
-            "problems": listing.problems,
-        })  # fmt: skip
-        return EXIT_REFUSED if listing.problems else EXIT_OK
-    for problem in listing.problems:
-        ctx.error(problem)
-    if not rows:
-        ctx.print("No pending proposals.")
-        return EXIT_REFUSED if listing.problems else EXIT_OK
-    ctx.print(f"{len(rows)} proposal(s) waiting:")
-    for proposal, stale in rows:
-        ctx.print(
-            f"  {proposal.id}  {_when(proposal.created_at)}  session {proposal.session_id}  "
-            f"{_one_line(proposal.summary, 90)}"
-        )
-        if proposal.depends_on:
-            ctx.print(f"      builds on: {', '.join(proposal.depends_on)}")
-        if stale:
-            ctx.print(f"      STALE: {stale} (approving will be refused; reject it)")
-    ctx.print("Show one with: hermes-memory pending show ID; decide with approve/reject ID|all.")
-    return EXIT_REFUSED if listing.problems else EXIT_OK
-
-
-def _text_lines(text: Any) -> list[str]:
-    return [] if text is None else str(text).splitlines(keepends=True)
-
-
-def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
-    ctx.home.require()
-    queue = PendingQueue(ctx.home)
-    try:
-        proposal = queue.get(args.proposal_id)
-    except PendingError as exc:
-        return ctx.error(str(exc))
-    stale = queue.staleness(proposal)
-    if ctx.json:
-        ctx.print_json({**proposal.to_record(), "stale": stale})
-        return EXIT_OK
-    ctx.print(f"Proposal {proposal.id}: {proposal.operation} {_where(proposal)}")
-    ctx.print(f"From session {proposal.session_id}, {_when(proposal.created_at)}"
-              f" (review {proposal.review_id})")  # fmt: skip
-    if proposal.depends_on:
-        ctx.print(f"Builds on: {', '.join(proposal.depends_on)} (approve those first)")
-    if stale:
-        ctx.print(f"STALE: {stale}")
-    ctx.print()
-    if proposal.kind == MEMORY:
-        for entry in proposal.before:
-            ctx.print("- " + entry.replace("\n", "\n  "))
-        for entry in proposal.after:
-            ctx.print("+ " + entry.replace("\n", "\n  "))
-        return EXIT_OK
-    name = proposal.file or "SKILL.md"
-    diff = difflib.unified_diff(
-        _text_lines(proposal.before), _text_lines(proposal.after),
-        fromfile=f"a/{proposal.target}/{name}" if proposal.before is not None else "/dev/null",
-        tofile=f"b/{proposal.target}/{name}",
-    )  # fmt: skip
-    for line in diff:
-        ctx.print(line.rstrip("\n"))
-    return EXIT_OK
-
-
-def _decide(args: argparse.Namespace, ctx: CliContext, approve: bool) -> int:
-    ctx.home.require()
-    queue = PendingQueue(ctx.home)
-    try:
-        if args.proposal_id == ALL:
-            decisions = queue.decide_all(approve)
-        else:
-            decisions = [queue.decide(args.proposal_id, approve)]
-    except PendingError as exc:
-        if ctx.json:
-            ctx.print_json({"decisions": [], "error": str(exc)})
-            return EXIT_REFUSED
-        return ctx.error(str(exc))
-    failed = any(not d.ok for d in decisions)
-    if ctx.json:
-        ctx.print_json({"decisions": [d.as_dict() for d in decisions]})
-        return EXIT_REFUSED if failed else EXIT_OK
-    if not decisions:
-        ctx.print("No pending proposals.")
-    for decision in decisions:
-        _print_decision(ctx, decision)
-    return EXIT_REFUSED if failed else EXIT_OK
-
-
-def _print_decision(ctx: CliContext, decision: Decision) -> None:
-    what = decision.proposal.summary if decision.proposal else decision.id
-    if decision.ok:
-        ctx.print(f"{decision.decision} {decision.id} ({_one_line(what, 80)}): {decision.message}")
-    else:
-        label = "stale" if decision.stale else "refused"
-        print(f"hermes-memory: {label}, not {decision.decision}: {decision.id} "
-              f"({_one_line(what, 80)}): {decision.message}", file=ctx.stderr)  # fmt: skip
-
-
-def cmd_approve(args: argparse.Namespace, ctx: CliContext) -> int:
-    return _decide(args, ctx, approve=True)
-
-
-def cmd_reject(args: argparse.Namespace, ctx: CliContext) -> int:
-    return _decide(args, ctx, approve=False)

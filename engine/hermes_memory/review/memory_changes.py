@@ -6,14 +6,13 @@
 (validation, scanner, matching, budgets, messages), and each change that would have been
 written is handed to a callback as ``(target, removed_entries, added_entries)``.
 
-:func:`commit_memory_change` writes such a change later (at the end of an apply-mode run,
-or when a person approves a proposal) through the store's lock-reload-write cycle, and
-refuses as stale when an entry it rewrites or removes is no longer in the file.
+The change is written later, through the staged-write queue's write path (at the end of
+an apply-mode run, or when a person approves the proposal).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from ..config import MemoryConfig
@@ -25,7 +24,6 @@ from ..memory.store import (
     StoreFile,
     StoreReadError,
     StoreRefusal,
-    content_problem,
     detect_drift,
     read_store_file,
 )
@@ -136,55 +134,3 @@ class PlanningMemoryStore(MemoryStore):
                 "Stop calling the memory tool; leave memory as it is.",
             }
         return payload
-
-
-def commit_memory_change(
-    home: HermesHome, target: str, before: Sequence[str], after: Sequence[str]
-) -> dict:
-    """Write ``after`` in place of the ``before`` entries, atomically under the store lock.
-
-    Returns the store's payload; a refusal because a ``before`` entry is gone carries
-    ``"stale": True``. An add (``before == []``) appends, and skips an entry that is
-    already there, as the memory tool does.
-    """
-    for entry in after:
-        problem = content_problem(entry)
-        if problem:
-            return {"success": False, "error": problem}
-    store = MemoryStore(home)
-    limit = store.limit(target)
-    pinned = list(before)
-    pinned_set = set(pinned)
-
-    def change(entries: list[str]) -> tuple[list[str], str]:
-        missing = [entry for entry in pinned if entry not in entries]
-        if missing:
-            raise StoreRefusal({
-                "success": False,
-                "stale": True,
-                "error": f"stale: {fmt.FILE_NAMES[target]} no longer has the entry "
-                f"'{fmt.preview(missing[0], 60)}' that this change rewrites; nothing was "
-                "written. Reject it, or run the review again.",
-            })  # fmt: skip
-        first = min((entries.index(entry) for entry in pinned), default=len(entries))
-        kept_before = [e for e in entries[:first] if e not in pinned_set]
-        kept_after = [e for e in entries[first:] if e not in pinned_set]
-        kept = set(kept_before) | set(kept_after)
-        new = fmt.dedupe(kept_before + [e for e in after if e not in kept] + kept_after)
-        if new == entries:
-            return entries, "No change: the file already has this."
-        used = fmt.char_count(new)
-        if used > limit:
-            raise StoreRefusal({
-                "success": False,
-                "error": f"{fmt.FILE_NAMES[target]} would be at {used:,}/{limit:,} chars, over "
-                "its budget; nothing was written. Free some room first (remove or shorten "
-                "entries), then approve again.",
-            })  # fmt: skip
-        if not pinned:
-            return new, "Entry added." if len(after) == 1 else "Entries added."
-        if not after:
-            return new, "Entry removed." if len(pinned) == 1 else "Entries removed."
-        return new, "Entry replaced." if len(pinned) == len(after) == 1 else "Entries updated."
-
-    return store.mutate(target, change, drift_guard=bool(pinned))

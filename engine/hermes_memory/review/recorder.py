@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..memory.entries import FILE_NAMES
+from ..pending.records import new_id
 from .proposals import MEMORY, SKILL, Proposal, now_iso
 from .skill_changes import SKILL_MD, SkillChange
 
@@ -51,7 +52,7 @@ class ChangeRecorder:
 
     def _new(self, **fields: Any) -> Proposal:
         proposal = Proposal(
-            id=f"{self.review_id}-{len(self.proposals) + 1:02d}",
+            id=new_id({p.id for p in self.proposals}),  # the id it will have in the queue
             session_id=self.session_id,
             created_at=now_iso(),
             review_id=self.review_id,

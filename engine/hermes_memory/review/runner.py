@@ -29,10 +29,10 @@ from .. import llm
 from ..home import HermesHome, HomeError
 from ..memory.entries import FILE_NAMES
 from ..memory.render import render_block, sanitise_entry
-from .applying import apply_proposal
+from ..pending import PendingError
+from .applying import apply_proposal, queue_proposals
 from .conversation import ReviewError, load_session, replayable
 from .digest import Digest, fit_digest
-from .pending import PendingError, PendingQueue
 from .prompts import SYSTEM_PROMPT, review_request
 from .proposals import Proposal, new_review_id
 from .recorder import ChangeRecorder
@@ -216,19 +216,17 @@ def run_review(
         return result
     if mode == PROPOSE:
         try:
-            PendingQueue(home).add(result.proposals)
+            result.queued = queue_proposals(home, result.proposals)
         except (OSError, PendingError, HomeError) as exc:
             return fail(f"The proposals could not be queued ({exc}); nothing was changed.", "io")
-        result.queued = [p.id for p in result.proposals]
         say(f"queued {len(result.queued)} proposal(s)")
         return result
     held = held_for_approval(result.proposals, settings.needs_approval)
     if held:
         try:
-            PendingQueue(home).add(held)
+            result.queued = queue_proposals(home, held)
         except (OSError, PendingError, HomeError) as exc:
             return fail(f"The proposals could not be queued ({exc}); nothing was changed.", "io")
-        result.queued = [p.id for p in held]
         say(f"queued {len(held)} change(s) for approval (write_approval is on)")
     for proposal in result.proposals:
         if proposal.id in result.queued:

@@ -6,7 +6,7 @@ changes the review planned so far. Its ``plan_*`` methods apply upstream's
 review: pinned, bundled, hub-installed, external, protected built-in and user-owned skills
 are refused, and an existing file must have been read with ``skill_view`` in this review
 before it is rewritten. Each accepted call yields a :class:`SkillChange` holding the
-file's full text before and after; :mod:`.skill_writes` writes it later.
+file's full text before and after; the staged-write queue writes it later.
 """
 
 from __future__ import annotations
@@ -17,16 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from ..home import HermesHome
+from ..skills import writing
 from ..skills.editing import SkillTextError, edit_refusal, read_skill_text
 from ..skills.frontmatter import parse_frontmatter
 from ..skills.index import BUNDLED, HUB, Skill, SkillIndex
-from ..skills.roots import BASE, EXTERNAL, PROTECTED_SKILLS, SUPPORT_DIRS, is_strictly_inside
+from ..skills.roots import BASE, EXTERNAL, PROTECTED_SKILLS, SUPPORT_DIRS
 from ..skills.usage import is_curator_managed, read_usage
 from ..skills.validation import MAX_SKILL_CHARS, NAME_PATTERN, name_error, skill_md_error
 
 SKILL_MD = "SKILL.md"
-MAX_SUPPORT_CHARS = 100_000
-MAX_SUPPORT_BYTES = 1024 * 1024
 MAX_LISTED_FILES = 200
 PREVIEW_CHARS = 500
 #: skill_manage actions that destroy content: a background review is always denied them.
@@ -78,26 +77,11 @@ def background_refusal(skill: Skill, record: dict[str, Any]) -> str | None:
 
 
 def support_path_error(file_path: Any) -> str | None:
-    """Why ``file_path`` cannot name a support file inside a skill, or None."""
-    if not isinstance(file_path, str) or not file_path.strip():
-        return "file_path is required."
-    if "\\" in file_path or "\x00" in file_path or os.path.isabs(file_path):
-        return f"'{file_path}' is not a relative path inside the skill."
-    parts = file_path.split("/")
-    if any(part in ("", ".", "..") for part in parts):
-        return f"'{file_path}' must not contain empty, '.' or '..' parts."
-    if len(parts) < 2 or parts[0] not in SUPPORT_DIRS:
-        allowed = ", ".join(sorted(f"{d}/" for d in SUPPORT_DIRS))
-        return f"Support files live under {allowed}; '{file_path}' does not."
-    return None
+    return writing.support_path_error(file_path)
 
 
 def check_support_content(text: Any) -> str | None:
-    if not isinstance(text, str):
-        return "file_content is required."
-    if len(text) > MAX_SUPPORT_CHARS or len(text.encode("utf-8")) > MAX_SUPPORT_BYTES:
-        return f"file_content is too large (limit {MAX_SUPPORT_CHARS:,} characters and 1 MiB)."
-    return None
+    return writing.support_content_error(text)
 
 
 def _frontmatter_name(content: str) -> Any:
@@ -106,26 +90,17 @@ def _frontmatter_name(content: str) -> Any:
 
 def read_text_file(path: Path) -> str | None:
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise SkillRefusal(f"{path.name} is a directory, not a file.") from None
-    except OSError as exc:
-        raise SkillRefusal(f"Could not read {path}: {exc.strerror}.") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SkillRefusal(f"{path} is not UTF-8 text; it cannot be edited here.") from None
+        return writing.read_text_file(path)
+    except writing.SkillFileError as exc:
+        raise SkillRefusal(str(exc)) from None
 
 
 def support_file_path(skill_dir: Path, file_path: str) -> Path:
     """The support file's path, refusing links out of the skill directory."""
-    path = skill_dir.joinpath(*file_path.split("/"))
-    real_dir = os.path.realpath(skill_dir)
-    if path.is_symlink() or not is_strictly_inside(os.path.realpath(path), real_dir):
-        raise SkillRefusal(f"{file_path} leads outside the skill directory; refusing.")
-    return path
+    try:
+        return writing.support_file_path(skill_dir, file_path)
+    except writing.SkillFileError as exc:
+        raise SkillRefusal(str(exc)) from None
 
 
 # --- the review's view of the library -----------------------------------------------------

@@ -13,6 +13,7 @@ change becomes a proposal in the :class:`ChangeRecorder`.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ..config import load_memory_config
@@ -110,7 +111,8 @@ class ReviewToolbox:
         self.recorder = recorder
         # what the model is told about each kind of change: staged for a person, or saved
         self.staged = {kind: mode == PROPOSE or kind in needs_approval for kind in (MEMORY, SKILL)}
-        config = load_memory_config(home)
+        # The review queues its own changes; the tool's approval gate must not stage them again.
+        config = dataclasses.replace(load_memory_config(home), write_approval=False)
         self.memory_available = config.memory_enabled or config.user_profile_enabled
         note = (
             "Recorded as a proposal; a person approves it later. Do not repeat it."

@@ -43,20 +43,23 @@ def test_review_proposes_by_default_and_pending_decides(review_home, llm_server)
     assert MemoryStore(review_home).read_entries("user") == USER_ENTRIES
 
     code, out, _ = run(review_home, "pending", "list")
-    assert code == 0 and out.startswith("2 proposal(s) waiting:") and f"session {SESSION_ID}" in out
+    assert code == 0 and out.startswith("2 pending write(s), oldest first:")
+    assert f"[auto]  memory  add to user profile: {FISH}" in out
     code, listing, _ = run(review_home, "pending", "list", "--json")
-    first, second = json.loads(listing)["proposals"]
-    assert first["stale"] is None and first["after"] == [FISH]
+    first, second = json.loads(listing)["items"]
+    assert (first["stale"], first["would_apply"], first["session_id"]) == (False, True, SESSION_ID)
+    assert first["origin_label"] == "background review"
 
     code, out, _ = run(review_home, "pending", "show", first["id"])
-    assert code == 0 and f"+ {FISH}" in out and "add USER.md" in out
+    assert code == 0 and f"+ {FISH}" in out and "Would apply now: yes." in out
+    assert "USER.md after approval: " in out and f"session {SESSION_ID}" in out
 
     code, out, _ = run(review_home, "pending", "approve", first["id"])
     assert code == 0 and out.startswith(f"approved {first['id']}")
     code, out, _ = run(review_home, "pending", "reject", "all")
     assert code == 0 and out.startswith(f"rejected {second['id']}")
     assert MemoryStore(review_home).read_entries("user") == [*USER_ENTRIES, FISH]
-    assert run(review_home, "pending", "list")[1] == "No pending proposals.\n"
+    assert run(review_home, "pending", "list")[1] == "No pending writes.\n"
 
 
 def test_review_apply_json(review_home, llm_server):
@@ -78,7 +81,7 @@ def test_review_apply_with_memory_write_approval_on_queues_the_memory_changes(re
     assert "Queued 2 change(s) for your approval (write_approval is on in config.yaml):" in out
     assert "Applied" not in out
     assert MemoryStore(review_home).read_entries("user") == USER_ENTRIES
-    assert run(review_home, "pending", "list")[1].startswith("2 proposal(s) waiting:")
+    assert run(review_home, "pending", "list")[1].startswith("2 pending write(s)")
 
 
 def test_a_failed_review_exits_1_and_says_nothing_changed(review_home, llm_server):
@@ -96,7 +99,7 @@ def test_approve_stale_and_unknown_ids_exit_1(review_home, llm_server):
     decisions = json.loads(out)["decisions"]
     assert code == 1 and [d["ok"] for d in decisions] == [True, False]
     code, out, err = run(review_home, "pending", "approve", "nope")
-    assert code == 1 and "No pending proposal 'nope'" in err
+    assert code == 1 and "No pending write with id 'nope'" in err
 
 
 def test_usage_errors_exit_2(review_home):

@@ -1,4 +1,5 @@
-"""The pending queue: approving, rejecting, stale and refused proposals, bad records."""
+"""A review's proposals in the staged-write queue: approving, rejecting, stale and refused
+proposals, in order."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import pytest
 from review_helpers import SESSION_ID, USER_ENTRIES
 
 from hermes_memory.memory.store import MemoryStore
-from hermes_memory.review import PendingError, PendingQueue, ReviewToolbox
+from hermes_memory.pending import PendingError, PendingQueue
+from hermes_memory.review import ReviewToolbox, queue_proposals, staleness
 from hermes_memory.review.recorder import ChangeRecorder
 from hermes_memory.skills import pin_skill
 
@@ -18,12 +20,23 @@ def queue_calls(home, *calls, review_id="20260412-093500-abcd"):
     tools = ReviewToolbox(home, ChangeRecorder(review_id, SESSION_ID))
     for name, args in calls:
         assert tools.call(name, args).get("success"), (name, args)
-    PendingQueue(home).add(tools.recorder.proposals)
+    assert queue_proposals(home, tools.recorder.proposals) == [p.id for p in tools.recorder.proposals]
     return tools.recorder.proposals
 
 
 def add_user(content):
     return ("memory", {"action": "add", "target": "user", "content": content})
+
+
+def test_proposals_are_upstream_records_from_the_background_review(review_home):
+    (proposal,) = queue_calls(review_home, add_user("Uses fish."))
+    path = review_home.path / "pending" / "memory" / f"{proposal.id}.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["origin"] == "background_review" and record["session_id"] == SESSION_ID
+    assert record["payload"] == {"action": "add", "target": "user", "content": "Uses fish.",
+                                 "old_text": None}  # fmt: skip
+    assert record["summary"] == "add to user profile: Uses fish."
+    assert not path.read_text(encoding="utf-8").endswith("\n")  # upstream's layout
 
 
 def test_approve_all_goes_in_order_so_dependent_changes_apply(review_home):
@@ -39,7 +52,7 @@ def test_approve_all_goes_in_order_so_dependent_changes_apply(review_home):
     assert MemoryStore(review_home).read_entries("user") == [*USER_ENTRIES, "Uses fish and neovim."]
 
 
-def test_approving_a_dependent_change_first_is_stale(review_home):
+def test_approving_a_dependent_change_first_is_stale_and_kept_failed(review_home):
     add, replace = queue_calls(
         review_home,
         add_user("Uses fish."),
@@ -47,8 +60,12 @@ def test_approving_a_dependent_change_first_is_stale(review_home):
                     "content": "Uses fish and neovim."}),
     )  # fmt: skip
     queue = PendingQueue(review_home)
-    assert queue.approve(replace.id).stale
+    assert "no longer in memory" in staleness(review_home, replace)
+    first = queue.approve(replace.id)
+    assert first.stale and not first.ok
+    assert queue.find(replace.id).failed
     assert queue.approve(add.id).ok and queue.approve(replace.id).ok
+    assert queue.list().records == []
 
 
 def test_reject_all_empties_the_queue_and_changes_nothing(review_home, snap):
@@ -56,10 +73,12 @@ def test_reject_all_empties_the_queue_and_changes_nothing(review_home, snap):
     memories = {k: v for k, v in snap(review_home.path).items() if k.startswith("memories/")}
     decisions = PendingQueue(review_home).decide_all(approve=False)
     assert [d.decision for d in decisions] == ["rejected", "rejected"]
-    assert PendingQueue(review_home).list().proposals == []
+    assert PendingQueue(review_home).list().records == []
     assert {k: v for k, v in snap(review_home.path).items() if k.startswith("memories/")} == memories
-    history = (review_home.path / "review" / "history.jsonl").read_text().splitlines()
-    assert [json.loads(line)["decision"] for line in history] == ["rejected", "rejected"]
+    log = (review_home.path / "pending" / "memory" / ".decisions.jsonl").read_text().splitlines()
+    lines = [json.loads(line) for line in log]
+    assert [line["decision"] for line in lines] == ["rejected", "rejected"]
+    assert lines[0]["record"]["payload"]["content"] == "Uses fish."  # can be recreated
 
 
 def test_an_approval_over_budget_is_refused_not_stale(review_home):
@@ -88,38 +107,26 @@ def test_a_skill_created_meanwhile_makes_a_create_stale(review_home):
     (proposal,) = queue_calls(review_home, ("skill_manage", {
         "action": "create", "name": "fish-shell", "content": skill_text("fish-shell")}))  # fmt: skip
     write_skill(review_home.skills_dir, "shells/fish-shell", "fish-shell")
-    queue = PendingQueue(review_home)
-    assert "exists now" in queue.staleness(proposal)
-    assert queue.approve(proposal.id).stale
+    assert "exists now" in staleness(review_home, proposal)
+    assert PendingQueue(review_home).approve(proposal.id).stale
 
 
-def test_ids_resolve_by_unique_prefix(review_home):
-    queue_calls(review_home, add_user("Uses fish."), review_id="20260412-093500-aaaa")
-    queue_calls(review_home, add_user("Sails."), review_id="20260412-093500-bbbb")
+def test_ids_resolve_by_unique_prefix_and_never_by_path(review_home):
+    first, second = queue_calls(review_home, add_user("Uses fish."), add_user("Sails."))
     queue = PendingQueue(review_home)
-    assert queue.get("20260412-093500-b").target == "user"
-    with pytest.raises(PendingError, match="matches 2 proposals"):
-        queue.get("20260412")
-    with pytest.raises(PendingError, match="No pending proposal 'nope'"):
+    prefix = next(n for n in range(1, 9) if first.id[:n] != second.id[:n])
+    assert queue.find(first.id[:prefix]).id == first.id
+    with pytest.raises(PendingError, match="No pending write with id 'nope'"):
         queue.approve("nope")
-    with pytest.raises(PendingError, match="is not a proposal id"):
-        queue.reject("../../etc")
-
-
-def test_unreadable_records_are_reported_not_fatal(review_home):
-    (proposal,) = queue_calls(review_home, add_user("Uses fish."))
-    directory = review_home.path / "review" / "pending"
-    (directory / "broken.json").write_text("{not json", encoding="utf-8")
-    (directory / "old.json").write_text(json.dumps({"format": 99}), encoding="utf-8")
-    listing = PendingQueue(review_home).list()
-    assert [p.id for p in listing.proposals] == [proposal.id]
-    assert len(listing.problems) == 2
+    for hostile in ("../../etc/passwd", "..", ".decisions", "a/b", ""):
+        with pytest.raises(PendingError, match="is not a pending id"):
+            queue.reject(hostile)
 
 
 def test_queueing_is_all_or_nothing(review_home):
     first, second = queue_calls(review_home, add_user("Uses fish."), add_user("Sails."))
     queue = PendingQueue(review_home)
     queue.reject(first.id)
-    with pytest.raises(PendingError, match="already queued"):
-        queue.add([first, second])  # second is still queued: refuse, and write neither
-    assert [p.id for p in queue.list().proposals] == [second.id]
+    with pytest.raises(PendingError, match="not a free pending id"):
+        queue_proposals(review_home, [first, second])  # second is still queued: write neither
+    assert [r.id for r in queue.list().records] == [second.id]

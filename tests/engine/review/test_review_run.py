@@ -10,7 +10,8 @@ import pytest
 from review_helpers import SESSION_ID, USER_ENTRIES, skill_text
 
 from hermes_memory.memory.store import MemoryStore
-from hermes_memory.review import APPLY, PROPOSE, PendingQueue, load_review_settings, run_review
+from hermes_memory.pending import PendingQueue
+from hermes_memory.review import APPLY, PROPOSE, load_review_settings, run_review, staleness
 from hermes_memory.skills.usage import read_usage
 from llm_server import (
     reply_error,
@@ -67,19 +68,19 @@ def test_propose_mode_queues_the_expected_proposals(review_home, llm_server, sna
     # nothing but the queue changed
     after = snap(review_home.path)
     added = sorted(set(after) - set(before))
-    assert added == [f"review/pending/{p.id}.json" for p in result.proposals]
+    memory_id, skill_id = (p.id for p in result.proposals)
+    assert added == [f"pending/memory/{memory_id}.json", f"pending/skills/{skill_id}.json"]
     assert all(after[path] == data for path, data in before.items())
 
-    memory, skill = PendingQueue(review_home).list().proposals
-    assert (memory.kind, memory.target, memory.operation) == ("memory", "user", "add")
-    assert (memory.before, memory.after) == ([], [PREFERENCE])
-    assert memory.session_id == SESSION_ID and memory.created_at
-    assert (skill.kind, skill.target, skill.operation, skill.file, skill.category) == (
-        "skill", "static-site-deploy", "create", "SKILL.md", "devops")
-    assert (skill.before, skill.after) == (None, DEPLOY_SKILL)
-    record = json.loads((review_home.path / "review" / "pending" / f"{memory.id}.json").read_text())
-    assert {"id", "kind", "target", "operation", "before", "after", "session_id",
-            "created_at"} <= set(record)  # fmt: skip
+    memory, skill = PendingQueue(review_home).list().records
+    assert (memory.kind, memory.target, memory.action) == ("memory", "user", "add")
+    assert memory.payload["content"] == PREFERENCE
+    assert memory.session_id == SESSION_ID and memory.created_at > 0
+    assert memory.origin == skill.origin == "background_review"
+    assert (skill.kind, skill.target, skill.action) == ("skill", "static-site-deploy", "create")
+    assert skill.payload == {"action": "create", "name": "static-site-deploy",
+                             "content": DEPLOY_SKILL, "category": "devops"}  # fmt: skip
+    assert skill.summary.startswith("create 'static-site-deploy' — ")
 
 
 def test_the_model_sees_the_session_the_memory_and_only_review_tools(review_home, llm_server):
@@ -96,7 +97,7 @@ def test_the_model_sees_the_session_the_memory_and_only_review_tools(review_home
     assert request["role"] == "user" and "memory" in request["content"]
     # the model is told its calls were recorded, not applied
     results = tool_results(llm_server.requests[1])
-    assert results[0]["staged"] is True and results[0]["pending_id"].endswith("-01")
+    assert results[0]["staged"] is True and len(results[0]["pending_id"]) == 8
     assert [s["name"] for s in results[1]["skills"]][:1] == ["docker-logs"]
 
 
@@ -113,11 +114,10 @@ def test_approving_applies_through_the_engine(review_home, llm_server):
     skill_md = review_home.skills_dir / "devops" / "static-site-deploy" / "SKILL.md"
     assert skill_md.read_text(encoding="utf-8") == DEPLOY_SKILL
     assert read_usage(review_home).record("static-site-deploy")["created_by"] == "agent"
-    assert queue.list().proposals == []
-    history = [json.loads(line) for line in
-               (review_home.path / "review" / "history.jsonl").read_text().splitlines()]  # fmt: skip
-    assert [(h["id"], h["decision"]) for h in history] == [
-        (memory.id, "approved"), (skill.id, "approved")]
+    assert queue.list().records == []
+    logged = [json.loads(line)["id"] for sub in ("memory", "skills") for line in
+              (review_home.path / "pending" / sub / ".decisions.jsonl").read_text().splitlines()]  # fmt: skip
+    assert logged == [memory.id, skill.id]
 
 
 def test_a_stale_proposal_is_refused_and_reject_removes_it(review_home, llm_server, snap):
@@ -132,17 +132,18 @@ def test_a_stale_proposal_is_refused_and_reject_removes_it(review_home, llm_serv
     # a person edits the entry meanwhile
     assert MemoryStore(review_home).replace("user", "Dana", "Name: Dana Ruiz.")["success"]
     queue = PendingQueue(review_home)
-    assert "gone" in queue.staleness(proposal)
+    assert "no longer in memory" in staleness(review_home, proposal)
     before = snap(review_home.path)
     decision = queue.approve(proposal.id)
     assert (decision.ok, decision.stale) == (False, True)
-    assert decision.message.startswith("stale:")
-    # refused: nothing written (bar the queue's empty lock file), and still queued
-    assert {k: v for k, v in snap(review_home.path).items() if not k.endswith(".lock")} == {
-        k: v for k, v in before.items() if not k.endswith(".lock")}
-    assert [p.id for p in queue.list().proposals] == [proposal.id]
+    assert decision.message.startswith("Entry changed since it was staged")
+    # refused: nothing written but the record's failed status, and still queued
+    changed = {k for k, v in snap(review_home.path).items() if before.get(k) != v}
+    assert changed == {f"pending/memory/{proposal.id}.json"}
+    assert [r.id for r in queue.list().records] == [proposal.id]
+    assert queue.find(proposal.id).data["last_error"] == decision.message
     assert queue.reject(proposal.id).ok
-    assert queue.list().proposals == []
+    assert queue.list().records == []
     assert MemoryStore(review_home).read_entries("user") == ["Name: Dana Ruiz."]
 
 
@@ -158,7 +159,7 @@ def test_a_skill_changed_since_the_review_is_stale(review_home, llm_server):
     skill_md.write_text(skill_md.read_text() + "\n3. Also check `docker ps`.\n", encoding="utf-8")
     changed = skill_md.read_bytes()
     decision = PendingQueue(review_home).approve(proposal.id)
-    assert decision.stale and "changed since the review read it" in decision.message
+    assert decision.stale and "changed since this write was staged" in decision.message
     assert skill_md.read_bytes() == changed
 
 
@@ -168,7 +169,7 @@ def test_apply_mode_writes_directly(review_home, llm_server):
     assert result.ok and [a["success"] for a in result.applied] == [True, True]
     assert MemoryStore(review_home).read_entries("user") == [*USER_ENTRIES, PREFERENCE]
     assert (review_home.skills_dir / "devops" / "static-site-deploy" / "SKILL.md").exists()
-    assert not (review_home.path / "review").exists()  # no queue in apply mode
+    assert not (review_home.path / "pending").exists()  # no queue in apply mode
 
 
 def test_apply_mode_queues_what_a_write_approval_gate_holds(review_home, llm_server):
@@ -185,7 +186,7 @@ def test_apply_mode_queues_what_a_write_approval_gate_holds(review_home, llm_ser
     assert [(a["id"], a["success"]) for a in result.applied] == [(skill_change.id, True)]
     assert MemoryStore(review_home).read_entries("user") == USER_ENTRIES  # not written
     assert (review_home.skills_dir / "devops" / "static-site-deploy" / "SKILL.md").exists()
-    (waiting,) = PendingQueue(review_home).list().proposals
+    (waiting,) = PendingQueue(review_home).list().records
     assert waiting.id == memory_change.id
     assert PendingQueue(review_home).approve(waiting.id).ok
     assert MemoryStore(review_home).read_entries("user") == [*USER_ENTRIES, PREFERENCE]

@@ -10,11 +10,91 @@ Each flow keeps its own section below; the work itself lives in the flow's packa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from .home import HermesHome
+
 # --- memory stores -------------------------------------------------------------------
 
 # --- skills and the learning graph ---------------------------------------------------
 
 # --- the staged-write queue (pending/) -----------------------------------------------
+# Every item (list, show) carries: id, kind ("memory"/"skill"), summary, origin and
+# origin_label ("agent"/"background review"), created_at/created/age_seconds, session_id,
+# would_apply, stale + stale_reason, refusal, broken + broken_reason, failed + last_error.
+# Actions answer {"ok": bool, "message" or "error", ...}; nothing here raises for a bad id.
+
+
+def _pending_call(action: Callable[[], Any]) -> dict[str, Any]:
+    from .pending import PendingError
+
+    try:
+        return action()
+    except PendingError as exc:
+        return {"ok": False, "error": str(exc)}
+
+
+def pending_list(home: HermesHome) -> dict[str, Any]:
+    """``{"items": [...], "count", "problems"}``: every staged write, oldest first."""
+    from .pending import Context, PendingQueue
+    from .pending.items import item
+
+    queue = PendingQueue(home)
+    listing = queue.list()
+    context = Context(home)
+    items = [item(record, queue.preview(record, context)) for record in listing.records]
+    return {"items": items, "count": len(items), "problems": listing.problems}
+
+
+def pending_count(home: HermesHome) -> dict[str, int]:
+    """``{"count", "memory", "skills"}`` without reading the records (for a badge)."""
+    from .pending import PendingQueue
+
+    counts = PendingQueue(home).count()
+    return {"count": sum(counts.values()), **counts}
+
+
+def pending_show(home: HermesHome, pending_id: str) -> dict[str, Any]:
+    """The item plus its dry run: ``diff`` (memory: ``entries`` added/replaced/removed;
+    skills: ``unified``), ``meter_now``/``meter_after`` (``"1,934 / 2,200 · 87 %"``), ``payload``."""
+    from .pending import Context, PendingQueue
+    from .pending.items import detailed_item
+
+    def show() -> dict[str, Any]:
+        return {"ok": True, **detailed_item(PendingQueue(home).find(pending_id), Context(home))}
+
+    return _pending_call(show)
+
+
+def pending_approve(home: HermesHome, pending_id: str, ops: list[int] | None = None) -> dict[str, Any]:
+    """Write it (or only the batch ops numbered in ``ops``, 1-based; the rest stay queued)."""
+    from .pending import PendingQueue
+
+    return _pending_call(lambda: PendingQueue(home).approve(pending_id, ops).as_dict())
+
+
+def pending_reject(home: HermesHome, pending_id: str) -> dict[str, Any]:
+    from .pending import PendingQueue
+
+    return _pending_call(lambda: PendingQueue(home).reject(pending_id).as_dict())
+
+
+def pending_edit(home: HermesHome, pending_id: str, text: str) -> dict[str, Any]:
+    """Replace what it writes: new text for a single add/replace/create/edit/write_file, or a
+    JSON payload; validated (and re-pinned) as a new staged write would be."""
+    from .pending import PendingQueue
+
+    return _pending_call(lambda: PendingQueue(home).edit(pending_id, text).as_dict())
+
+
+def pending_decide_all(home: HermesHome, approve: bool) -> dict[str, Any]:
+    """``approve all`` (skips broken and failed records) or ``reject all``."""
+    from .pending import PendingQueue
+
+    decisions = PendingQueue(home).decide_all(approve)
+    return {"ok": all(d.ok for d in decisions), "decisions": [d.as_dict() for d in decisions]}
+
 
 # --- history and provenance (history/) -----------------------------------------------
 

@@ -56,6 +56,14 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def _encoding_problem(content: str) -> str | None:
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"content holds a character UTF-8 cannot store (at {exc.start}); fix the text."
+    return None
+
+
 def _what_changed(entry: str, entries: list[str]) -> str:
     close = difflib.get_close_matches(entry, entries, n=1, cutoff=0.6)
     if close:
@@ -102,7 +110,7 @@ def plan_memory(payload: dict[str, Any], entries: list[str], limit: int, *,
         if action in ("add", "replace"):
             if not content:
                 return refuse(position, action, "content is required.")
-            problem = content_problem(content)
+            problem = content_problem(content) or _encoding_problem(content)
             if problem:
                 return refuse(position, action, problem)
         if action == "add":

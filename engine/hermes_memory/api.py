@@ -36,15 +36,16 @@ def _pending_call(action: Callable[[], Any]) -> dict[str, Any]:
 
 
 def pending_list(home: HermesHome) -> dict[str, Any]:
-    """``{"items": [...], "count", "problems"}``: every staged write, oldest first."""
+    """``{"items": [...], "count", "problems", "gate": {"memory": bool, "skills": bool}}``:
+    every staged write, oldest first, and whether each write-approval gate is on."""
     from .pending import Context, PendingQueue
-    from .pending.items import item
+    from .pending.items import gate_state, item
 
     queue = PendingQueue(home)
     listing = queue.list()
     context = Context(home)
     items = [item(record, queue.preview(record, context)) for record in listing.records]
-    return {"items": items, "count": len(items), "problems": listing.problems}
+    return {"items": items, "count": len(items), "problems": listing.problems, "gate": gate_state(home)}
 
 
 def pending_count(home: HermesHome) -> dict[str, int]:

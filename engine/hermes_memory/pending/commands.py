@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..cli import EXIT_OK, EXIT_REFUSED, CliContext, add_json_flag
 from .applying import Context
-from .items import detailed_item, item
+from .items import detailed_item, gate_state, item
 from .queue import ALL, Decision, PendingError, PendingQueue
 from .records import one_line
 
@@ -63,7 +63,8 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     items = [item(record, queue.preview(record, context)) for record in listing.records]
     code = EXIT_REFUSED if listing.problems else EXIT_OK
     if ctx.json:
-        ctx.print_json({"items": items, "count": len(items), "problems": listing.problems})
+        ctx.print_json({"items": items, "count": len(items), "problems": listing.problems,
+                        "gate": gate_state(ctx.home)})  # fmt: skip
         return code
     for problem in listing.problems:
         ctx.error(problem)

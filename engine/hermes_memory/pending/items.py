@@ -66,6 +66,13 @@ def item(record: PendingRecord, check: dict[str, Any], now: float | None = None)
     }
 
 
+def gate_state(home) -> dict[str, bool]:
+    """Whether each subsystem's write-approval gate is on (``<subsystem>.write_approval``)."""
+    from ..config import get_config_value
+
+    return {sub: get_config_value(home, f"{sub}.write_approval") is True for sub in ("memory", "skills")}
+
+
 def detailed_item(record: PendingRecord, context: Context) -> dict[str, Any]:
     """An item plus the dry run: the diff, the meter now and after, and the payload."""
     check = preview(context, record)

@@ -72,6 +72,7 @@ def test_the_engine_face_gives_the_inbox_everything_it_shows(queue_home):
     (queue_home.path / "pending" / "memory" / "c4c4c4c4.json").write_text("{")
     listing = api.pending_list(queue_home)
     json.dumps(listing)  # plain data
+    assert listing["gate"] == {"memory": False, "skills": False}
     by_id = {i["id"]: i for i in listing["items"]}
     stale, broken, fresh = by_id["c3c3c3c3"], by_id["c4c4c4c4"], by_id["c1c1c1c1"]
     keys = {"id", "kind", "summary", "origin", "origin_label", "created_at", "created", "age_seconds",

@@ -3,8 +3,9 @@
 :func:`plan_memory` runs the payload's ops on a list of entries. Staging (``pin=True``)
 resolves each replace/remove's ``old_text`` exactly as a direct write would (an entry
 equal to it wins, else one unique substring) and records the whole entry as
-``matched_entry`` (spec §1.7). Approval (``pin=False``) touches only the entry whose text
-equals ``matched_entry``; if it is gone, the write is stale and nothing applies. A
+``matched_entry`` (spec §1.7). Approval (``pin=False``), and staging a payload that is
+pinned already, touch only the entry whose text equals ``matched_entry``; if it is gone,
+the write is stale and nothing applies. A
 destructive op without ``matched_entry`` (staged before pinning) is never replayed by its
 ``old_text`` (spec §6.6): ``pending edit`` pins it again after a person has looked.
 
@@ -120,8 +121,8 @@ def plan_memory(payload: dict[str, Any], entries: list[str], limit: int, *,
                                      "after": content})  # fmt: skip
             continue
         matched = op.get("matched_entry")
-        if pin:
-            index, error = _resolve(working, _text(op.get("old_text")) or _text(matched))
+        if pin and not (isinstance(matched, str) and matched):
+            index, error = _resolve(working, _text(op.get("old_text")))
             if error:
                 return refuse(position, action, error[0].upper() + error[1:])
             op["matched_entry"] = working[index]

@@ -152,3 +152,13 @@ def test_a_disabled_store_refuses_the_approval(queue_home):
     decision = PendingQueue(queue_home).approve("0000dead")
     assert not decision.ok and "USER.md writes are disabled" in decision.message
     assert entries(queue_home, "user") == USER
+
+
+def test_editing_the_text_of_a_pinned_replace_never_retargets_it(queue_home):
+    pinned_replace(queue_home)
+    MemoryStore(queue_home).replace("memory", "pnpm", "Project uses pnpm 8.")
+    MemoryStore(queue_home).add("memory", "pnpm cache lives in ~/.pnpm-store.")
+    queue = PendingQueue(queue_home)
+    with pytest.raises(PendingError, match="Entry changed since it was staged"):
+        queue.edit("a1b2c3d4", "Project uses pnpm 9.")
+    assert queue.find("a1b2c3d4").payload["content"] == "Project uses pnpm 9 with workspaces."

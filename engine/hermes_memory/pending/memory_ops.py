@@ -5,9 +5,9 @@ resolves each replace/remove's ``old_text`` exactly as a direct write would (an 
 equal to it wins, else one unique substring) and records the whole entry as
 ``matched_entry`` (spec §1.7). Approval (``pin=False``), and staging a payload that is
 pinned already, touch only the entry whose text equals ``matched_entry``; if it is gone,
-the write is stale and nothing applies. A
-destructive op without ``matched_entry`` (staged before pinning) is never replayed by its
-``old_text`` (spec §6.6): ``pending edit`` pins it again after a person has looked.
+the write is stale and nothing applies. A destructive op without ``matched_entry`` (staged
+before pinning) is never replayed by its ``old_text`` (spec §6.6): ``pending edit`` pins it
+again after a person has looked.
 
 The same function gives ``pending show`` its dry run, ``pending list`` its stale flags and
 the approval its change inside the store's lock, so the three always agree.

@@ -284,14 +284,15 @@ class PendingQueue:
             raise
         verb = "partly approved" if ok and rest else "approved"
         message = str(result.get("message") or "") if ok else str(result.get("error") or "refused")
+        # what the write overwrote or removed, in full: kept in the log so it can be restored
+        details = {k: v for k, v in result.items() if k.endswith(("_entry", "_entries", "_file"))}
         if ok:
             self._log(fresh.subsystem, {"id": fresh.id, "decision": verb, "claim": claim.name,
-                                        "ops": ops, "record": fresh.data})  # fmt: skip
+                                        "ops": ops, "record": fresh.data, **details})  # fmt: skip
             if rest:
                 message += f" {len(rest['operations'])} op(s) stay queued as '{fresh.id}'."
         with contextlib.suppress(FileNotFoundError):
             claim.unlink()
-        details = {k: v for k, v in result.items() if k.endswith(("_entry", "_entries"))}
         return Decision(fresh.id, KIND[fresh.subsystem], verb, ok, message,
                         bool(result.get("stale")), fresh.summary, details)  # fmt: skip
 

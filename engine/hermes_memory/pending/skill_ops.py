@@ -200,6 +200,9 @@ def apply_skill_plan(home: HermesHome, plan: SkillPlan) -> dict[str, Any]:
             warning = mark_usage(home, plan.name, created=False)
             if warning:
                 return {"success": True, "message": f"{outcome.message}. Note: {warning}"}
-    if outcome.ok:
-        return {"success": True, "message": outcome.message}
-    return {"success": False, "error": outcome.message}
+    if not outcome.ok:
+        return {"success": False, "error": outcome.message}
+    result: dict[str, Any] = {"success": True, "message": outcome.message}
+    if plan.action == "remove_file":  # the text is gone from disk; the decision log keeps it
+        result["removed_file"] = {"skill": plan.name, "path": plan.file, "text": plan.before}
+    return result

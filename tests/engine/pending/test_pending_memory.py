@@ -30,6 +30,8 @@ def test_a_pinned_replace_overwrites_the_whole_matched_entry(queue_home):
     assert decision.ok and decision.details["replaced_entry"] == MEMORY[0]
     assert entries(queue_home) == ["Project uses pnpm 9 with workspaces.", *MEMORY[1:]]
     assert not (queue_home.path / "pending" / "memory" / "a1b2c3d4.json").exists()
+    (logged,) = (queue_home.path / "pending" / "memory" / ".decisions.jsonl").read_text().splitlines()
+    assert json.loads(logged)["replaced_entry"] == MEMORY[0]
 
 
 def test_show_is_a_dry_run_with_the_entry_diff_and_the_meter_after(queue_home, snap):

@@ -63,6 +63,9 @@ def test_support_files_are_written_and_removed_and_delete_archives(queue_home):
     folder = queue_home.skills_dir.joinpath(*SKILL_DIR)
     assert (folder / "references" / "api.md").read_text() == "# API\n"
     assert not (folder / "references" / "flags.md").exists()
+    log = (queue_home.path / "pending" / "skills" / ".decisions.jsonl").read_text().splitlines()
+    assert json.loads(log[-1])["removed_file"] == {"skill": "docker-logs", "path": "references/flags.md",
+                                                   "text": "--since, --tail\n"}  # restorable
     write_upstream(queue_home, "skills", "5c000006", {"action": "delete", "name": "docker-logs"})
     assert queue.approve("5c000006").ok
     assert not folder.exists() and (queue_home.skills_archive_dir / "docker-logs").is_dir()

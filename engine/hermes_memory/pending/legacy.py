@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..fileio import LockTimeout, file_lock
 from .changes import memory_change_payload, skill_change_payload, summary_for
-from .records import BACKGROUND_REVIEW, MEMORY, SKILLS, SUBSYSTEMS, read_record
+from .records import BACKGROUND_REVIEW, DECISIONS, MEMORY, SKILLS, SUBSYSTEMS, read_record
 
 if TYPE_CHECKING:
     from .queue import PendingQueue
@@ -78,10 +78,17 @@ def migrate_review_queue(queue: PendingQueue) -> list[str]:
 
 
 def _already_moved(queue: PendingQueue) -> dict[str, str]:
-    """Old id -> new id, for records a previous run moved."""
+    """Old id -> new id, for records a previous run moved (still queued, or decided since)."""
     moved = {}
     for subsystem in SUBSYSTEMS:
         directory = queue.directory(subsystem)
+        with contextlib.suppress(OSError):
+            for line in (directory / DECISIONS).read_text(encoding="utf-8", errors="replace").splitlines():
+                with contextlib.suppress(ValueError, AttributeError, TypeError):
+                    entry = json.loads(line)
+                    old = entry["record"].get("migrated_from")
+                    if isinstance(old, str):
+                        moved[old] = str(entry.get("id"))
         with contextlib.suppress(OSError):
             for name in os.listdir(directory):
                 if name.endswith(".json") and not name.startswith("."):

@@ -40,6 +40,7 @@ from ..memory.store import MemoryStore
 from .applying import APPROVED_ORIGIN, Context, apply_record, pin_memory_write, preview
 from .memory_ops import MemoryPlan
 from .records import (
+    DECISIONS,
     KIND,
     MEMORY,
     NEW_ID,
@@ -57,7 +58,6 @@ from .summaries import memory_summary, skill_gist
 
 CLAIM = ".json.claim."
 CLAIM_TIMEOUT = 15 * 60
-DECISIONS = ".decisions.jsonl"
 REJECTED = ".rejected"
 ALL = "all"
 _BAD_ID = re.compile(r"[/\\\x00]|^\.|^$")

@@ -26,6 +26,8 @@ from typing import Any
 MEMORY = "memory"
 SKILLS = "skills"
 SUBSYSTEMS = (MEMORY, SKILLS)
+#: Each subsystem folder's log of decisions; outside upstream's ``*.json`` glob.
+DECISIONS = ".decisions.jsonl"
 KIND = {MEMORY: "memory", SKILLS: "skill"}
 FOREGROUND = "foreground"
 BACKGROUND_REVIEW = "background_review"

@@ -61,3 +61,15 @@ def test_a_crash_between_writing_and_removing_does_not_duplicate(queue_home):
     records = PendingQueue(queue_home).list().records
     assert [r.data["migrated_from"] for r in records].count("20260412-093500-abcd-02") == 1
     assert not old.exists()
+
+
+def test_a_moved_record_decided_before_the_old_file_was_removed_is_not_moved_again(queue_home):
+    fill_old_queue(queue_home)
+    old = queue_home.path / "review" / "pending" / "20260412-093500-abcd-02.json"
+    saved = old.read_bytes()
+    queue = PendingQueue(queue_home)
+    moved = next(r for r in queue.list().records if r.data["migrated_from"] == old.stem)
+    assert queue.approve(moved.id).ok
+    old.write_bytes(saved)  # the crash left the old file behind
+    assert old.stem not in [r.data.get("migrated_from") for r in queue.list().records]
+    assert not old.exists()

@@ -129,3 +129,23 @@ def test_a_lone_surrogate_in_content_is_refused_and_the_record_kept(queue_home):
     assert not decision.ok and "UTF-8 cannot store" in decision.message
     assert [p.read_bytes() for p in stores] == before
     assert PendingQueue(queue_home).find("5a5a5a5a").failed
+
+
+def test_shapes_seen_in_the_wild_are_read_and_files_that_are_not_records_are_left_alone(queue_home):
+    folder = queue_home.path / "pending" / "memory"
+    write_upstream(queue_home, "memory", "0e0e0e0e", GOOD, origin="codex_learning")
+    write_upstream(queue_home, "memory", "0f0f0f0f", GOOD, origin="")
+    write_upstream(queue_home, "skills", "0d0d0d0d", {"action": "batch", "name": "docker-logs",
+                   "operations": [{"action": "patch", "old_string": "10m", "new_string": "1h"}]})  # fmt: skip
+    leftovers = ["0a0a0a0a.json.tmp", ".0a0a_x1y2.tmp", "0b0b0b0b.json.applying.1234",
+                 ".0c0c0c0c.applying", "notes.txt"]  # fmt: skip
+    for name in leftovers:
+        (folder / name).write_text("{}", encoding="utf-8")
+    queue = PendingQueue(queue_home)
+    records = {r.id: r for r in queue.list().records}
+    assert set(records) == {"0e0e0e0e", "0f0f0f0f", "0d0d0d0d"}
+    assert (records["0e0e0e0e"].origin, records["0f0f0f0f"].origin) == ("codex_learning", "foreground")
+    check = queue.preview(records["0d0d0d0d"])
+    assert not check["would_apply"] and "batch of skill changes" in check["reason"]
+    assert queue.approve("0e0e0e0e").ok
+    assert all((folder / name).exists() for name in leftovers)  # never touched

@@ -8,8 +8,8 @@ import json
 import os
 
 import pytest
+from pending_helpers import USER, write_upstream
 
-from conftest import USER, write_upstream
 from hermes_memory.cli import main
 from hermes_memory.memory.store import MemoryStore
 from hermes_memory.pending import PendingError, PendingQueue

@@ -6,7 +6,8 @@ import io
 import json
 import time
 
-from conftest import MEMORY, write_upstream
+from pending_helpers import MEMORY, write_upstream
+
 from hermes_memory import api
 from hermes_memory.cli import main
 from hermes_memory.memory.store import MemoryStore

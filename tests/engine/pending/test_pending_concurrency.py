@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import MEMORY, USER, write_upstream
+from pending_helpers import MEMORY, USER, write_upstream
+
 from hermes_memory.memory.store import MemoryStore
 from hermes_memory.pending import PendingQueue
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 import json
 
-from conftest import MEMORY
+from pending_helpers import MEMORY
+
 from hermes_memory.cli import main
 from hermes_memory.memory.store import MemoryStore
 from hermes_memory.memory.tool import memory_tool

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from pending_helpers import MEMORY, USER, write_upstream
 
-from conftest import MEMORY, USER, write_upstream
 from hermes_memory.memory.entries import ENTRY_DELIMITER
 from hermes_memory.memory.store import MemoryStore
 from hermes_memory.pending import Context, PendingError, PendingQueue

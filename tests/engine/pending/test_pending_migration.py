@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import MEMORY, skill_text
+from pending_helpers import MEMORY, skill_text
+
 from hermes_memory.memory.store import MemoryStore
 from hermes_memory.pending import PendingQueue
 from hermes_memory.pending.skill_ops import text_hash

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import skill_text, write_upstream
+from pending_helpers import skill_text, write_upstream
+
 from hermes_memory.pending import Context, PendingQueue
 from hermes_memory.pending.items import detailed_item
 from hermes_memory.pending.skill_ops import text_hash

@@ -31,6 +31,7 @@ from functools import cache
 import regex
 
 __all__ = [
+    "confusable_table",
     "fold_confusables",
     "hidden_characters",
     "remove_all_invisible",
@@ -120,6 +121,11 @@ def _tables() -> tuple[dict[int, str], dict[int, str]]:
             every[ord(char)] = target
     latin = {code: target for code, target in every.items() if _LATIN.match(chr(code))}
     return latin, every
+
+
+def confusable_table() -> dict[int, str]:
+    """Every look-alike letter (any script) -> the lower-case ASCII letter it imitates."""
+    return _tables()[1]
 
 
 def fold_confusables(text: str) -> str:

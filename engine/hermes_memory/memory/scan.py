@@ -954,9 +954,13 @@ def refusal_advice(finding: Finding, content: str) -> str:
             "separately or name them in words."
             if char in INVISIBLE_CHARS else ""
         )
+        hidden = "".join(
+            chr(ord(c) - 0xE0000) for c in content[:MAX_SCAN_CHARS] if 0xE0020 <= ord(c) <= 0xE007E
+        )
+        smuggled = f' Tag characters here spell out hidden text: "{hidden[:80]}".' if hidden else ""
         return (
-            f"{blocked} U+{ord(char):04X} is {name}, which a reader cannot see. Remove it "
-            f"(the app's \"strip invisible characters\" does) and save again.{joiner}"
+            f"{blocked} U+{ord(char):04X} is {name}, which a reader cannot see.{smuggled} "
+            f"Remove it (the app's \"strip invisible characters\" does) and save again.{joiner}"
         )
     family = rule_family(finding.id)
     quoted = ""

@@ -341,17 +341,17 @@ _SECRET_FILE = (
 # What curl or wget would send: a secret file as an upload (@file, -T, --upload-file,
 # --post-file, --body-file), or a dump of the environment.
 _UPLOADED_SECRET = (
-    rf"(?:@|(?<!\S)(?:--upload-file|-t|--post-file|--body-file)[\s=]++[\"']?)"
+    rf"(?:@|(?:--upload-file|-t(?<!\S-t)|--post-file|--body-file)[\s=]++[\"']?)"
     rf"[^\s\"'@]{{0,256}}?{_SECRET_FILE}"
 )
 _ENV_DUMP = (
     r"\$\(\s*+(?:env|printenv|set|export\s++-p|compgen\s++-v)\b|`\s*+(?:env|printenv)\s*+`"
     r"|/proc/(?:self|\d++)/environ|os\.environ"
 )
-# The environment (or a credentials file) piped into the uploader.
+# The environment piped into the uploader ("cat .env | curl" is read_secrets already).
 _ENV_PIPE = (
     r"(?:" + "|".join(rf"{name}(?<!\w{name})" for name in ("env", "printenv", "set"))
-    + rf"|export\s++-p|cat\s++[^\n|]{{0,256}}?{_SECRET_FILE}[^\n|]{{0,256}}?)\s*+\|"
+    + r"|export\s++-p)\s*+\|"
 )
 
 
@@ -373,7 +373,7 @@ def _ssh_backdoor() -> Matcher:
     path = r"\S{0,256}?authorized[_ -]keys"
     return _first_of(
         _after_writer(path),
-        _regex(r"(?:of=|(?<!\S)-o[\s=]*+|--output[\s=]++)[\"']?" + path),
+        _regex(r"(?:of=|-o(?<!\S-o)[\s=]*+|--output[\s=]++)[\"']?" + path),
         _regex(
             r"authorized_keys2?[\"']\s*+(?:,\s*+(?:mode\s*+=\s*+)?[\"'][aw+]"
             r"|\)\s*+\.(?:write_text|write_bytes|open\s*+\(\s*+[\"'][aw+]))"

@@ -25,7 +25,9 @@ Every fold here maps one character to one character, so offsets stay valid.
 
 from __future__ import annotations
 
+import re
 import string
+from dataclasses import dataclass
 from functools import cache
 
 import regex
@@ -95,13 +97,26 @@ def remove_all_invisible(text: str) -> str:
 
 _ASCII_TARGETS = set(string.ascii_letters + string.digits)
 _LATIN = regex.compile(r"\p{Latin}")
-_OTHER_SCRIPT_LETTER = regex.compile(r"[\p{L}--\p{Latin}--\p{Common}--\p{Inherited}]", regex.V1)
-_WORD = regex.compile(r"\w+")
+_WORD = re.compile(r"\w+")
+_WORD_CHAR = re.compile(r"\w")
+
+
+@dataclass(frozen=True)
+class _Tables:
+    latin: dict[int, str]  # Latin-script look-alikes -> lower-case ASCII
+    every: dict[int, str]  # every look-alike, any script -> lower-case ASCII
+    latin_class: re.Pattern[str]  # any Latin-script look-alike
+    # An ASCII letter touching a look-alike of another script. Every mixed-script word
+    # written to fool a reader has one; honest multilingual text (words apart) has none.
+    touch: re.Pattern[str]
+
+
+def _char_class(codes: list[int]) -> str:
+    return "[" + "".join(re.escape(chr(code)) for code in sorted(codes)) + "]"
 
 
 @cache
-def _tables() -> tuple[dict[int, str], dict[int, str]]:
-    """(Latin-script look-alikes, every look-alike): code point -> lower-case ASCII."""
+def _tables() -> _Tables:
     from confusable_homoglyphs.confusables import confusables_data
 
     def ascii_target(char: str) -> str | None:
@@ -120,33 +135,48 @@ def _tables() -> tuple[dict[int, str], dict[int, str]]:
         if target is not None:
             every[ord(char)] = target
     latin = {code: target for code, target in every.items() if _LATIN.match(chr(code))}
-    return latin, every
+    # Basic-plane only, so re keeps the class as a bitmap (astral look-alikes are mostly
+    # mathematical letters, which NFKC has already folded). Both branches start with the
+    # ASCII letter, so re skips straight to those.
+    foreign = _char_class([code for code in every if code not in latin and code <= 0xFFFF])
+    return _Tables(
+        latin=latin,
+        every=every,
+        latin_class=re.compile(_char_class(list(latin))),
+        touch=re.compile(f"[A-Za-z](?={foreign})|(?<={foreign})[A-Za-z]"),
+    )
 
 
 def confusable_table() -> dict[int, str]:
     """Every look-alike letter (any script) -> the lower-case ASCII letter it imitates."""
-    return _tables()[1]
+    return _tables().every
 
 
 def fold_confusables(text: str) -> str:
     """``text`` with look-alike letters replaced by the ASCII letter they imitate (lower case),
-    one character for one; see the module docstring for which words are folded."""
+    one character for one; see the module docstring for which words are folded.
+
+    Linear: one pass for Latin look-alikes, one for scripts touching, and then only the
+    words where they touch are rewritten, each once.
+    """
     if text.isascii():
         return text
-    latin, every = _tables()
-    text = text.translate(latin)
-    if not _OTHER_SCRIPT_LETTER.search(text):
-        return text
+    tables = _tables()
+    if tables.latin_class.search(text):
+        text = text.translate(tables.latin)
     pieces: list[str] = []
-    last = 0
-    for match in _WORD.finditer(text):
-        word = match.group()
-        if word.isascii() or not _LATIN.search(word) or not _OTHER_SCRIPT_LETTER.search(word):
-            continue
-        pieces.append(text[last : match.start()])
-        pieces.append(word.translate(every))
-        last = match.end()
+    done = 0
+    for hit in tables.touch.finditer(text):
+        if hit.start() < done:
+            continue  # inside a word already folded
+        start = hit.start()
+        while start > done and _WORD_CHAR.match(text, start - 1):
+            start -= 1
+        word = _WORD.match(text, start)
+        end = word.end() if word else hit.end()
+        pieces += [text[done:start], text[start:end].translate(tables.every)]
+        done = end
     if not pieces:
         return text
-    pieces.append(text[last:])
+    pieces.append(text[done:])
     return "".join(pieces)

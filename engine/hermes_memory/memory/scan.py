@@ -1,21 +1,38 @@
 """Threat scanner for text that will be injected into a system prompt.
 
 Compatible with upstream Hermes ``tools/threat_patterns.py`` (spec §2.8): the same ids, the
-same scopes, the same result order and the same refusal messages. Where it differs, on
-purpose:
+same scopes, the same result order, and refusal messages that start with upstream's exact
+sentence. Where it differs, on purpose:
 
 * ``ssh_backdoor`` and ``ssh_access`` fire only when a write verb or a shell redirect comes
   before the path (spec §11 item 7, PR #111255), so documentation that mentions ``~/.ssh``
-  or ``authorized_keys`` passes. ``${HOME}/.ssh`` counts as well as ``$HOME`` and ``~``.
+  or ``authorized_keys`` passes. ``${HOME}/.ssh`` counts as well as ``$HOME`` and ``~``;
+  ``ssh_backdoor`` also counts ``dd of=``, a downloader's ``-o``/``--output`` and a script
+  opening the file for append or write.
 * ``html_comment_injection`` and ``translate_execute`` are abridged in the spec; the rules
   here are our own bounded reading of the description.
+* Some rules match more than upstream's (issue: forms it misses): ``exfil_curl`` and
+  ``exfil_wget`` also catch uploads of credentials files and dumps or pipes of the
+  environment, ``read_secrets`` private SSH keys, ``hermes_env`` the home's ``.env`` by
+  absolute path, ``$HERMES_HOME`` or a profile, ``hardcoded_secret`` unquoted values with
+  letters and digits, and ``known_c2_framework`` Praxis. The ``secret_*`` rules catch
+  credentials by their vendors' shapes, with upstream's ids; they read the text before
+  lower-casing, since case is part of the shape.
 * Every other rule matches exactly the texts upstream's regex matches, but in linear time.
   Upstream's regexes backtrack badly on some inputs: ``read_secrets`` takes about a second
   on 64 KiB of ``"cat "``, and ``send_to_url`` never finishes on a long run of spaces.
-  ``tests/engine/test_scan.py`` checks each rule against upstream's regex on generated text.
+  ``tests/engine/memory/test_memory_scan.py`` checks each rule against upstream's regex on
+  generated text (and that the extended ones match at least what upstream's does).
+* Invisible characters are found by Unicode property, not only upstream's 17
+  (:data:`INVISIBLE_CHARS`), and look-alike letters of other scripts are folded inside
+  mixed-script words, although the spec says upstream folds no cross-script confusables
+  (:mod:`.unicode_text`).
+* A refusal goes on after upstream's sentence: how the agent would show the entry, what
+  matched (never a credential) and how to reword it (:func:`refusal_advice`).
 
-Pipeline: truncate to :data:`MAX_SCAN_CHARS`; look for invisible characters in that raw text;
-fold it with NFKC; lower-case it; run the rules that the scope enables. There is no special
+Pipeline: truncate to :data:`MAX_SCAN_CHARS`; look for invisible characters in that raw
+text; remove every invisible character (so none can split a word); fold with NFKC; fold
+look-alike letters; lower-case; run the rules that the scope enables. There is no special
 case for text that starts with ``[BLOCKED:`` (spec §11 item 8).
 
 Linear time. Python's ``re`` backtracks, so each rule bounds the work per starting position:
@@ -943,8 +960,8 @@ def refusal_advice(finding: Finding, content: str) -> str:
     """What a refusal adds to upstream's sentence: that the agent would show the entry only
     as ``[BLOCKED: …]``, what matched (never a credential), and how to reword it."""
     blocked = (
-        f" The agent checks every entry when it builds its system prompt and would show this "
-        f"one only as [BLOCKED: … threat pattern(s): {finding.id} …]."
+        f" Entries are checked again when the system prompt is built, and this one would "
+        f"appear there only as [BLOCKED: … threat pattern(s): {finding.id} …]."
     )
     if finding.kind == "invisible":
         char = chr(int(finding.id.removeprefix(_INVISIBLE_PREFIX), 16))

@@ -107,6 +107,8 @@ def cross_entry_problem(before: Sequence[str], after: Sequence[str], file_name: 
     """Why writing ``after`` (over ``before``) would put a threat into the rendered block
     across entry boundaries, or ``None``. Runs already present before are not the writer's
     doing and are left to the renderer."""
+    if not scan_for_threats(_joined(after), "strict"):
+        return None  # the usual case: one scan of the whole block
     existing = {
         tuple(shown[first:end])
         for shown in [[sanitise_entry(e, file_name) for e in before]]

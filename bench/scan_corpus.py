@@ -8,10 +8,13 @@ as a whole. PASS when after catches every hostile variant and refuses no honest 
 
 Part 2, ``sanitize_context`` on 128 KiB of hostile input, against two floors measured in the
 same run over the same input: one ``str.replace`` pass, and one pass of the token regex
-(``finditer``), which any tokenising sanitiser must at least make. Linear means doubling the
-input about doubles the time: PASS when time(128 KiB) / time(64 KiB) stays under 2.6 and the
-whole sanitise stays under 1 s. The quadratic original is timed on the same inputs at 32 and
-64 KiB for comparison (it needs seconds at 128 KiB).
+(``finditer``), which any tokenising sanitiser must at least make. Linear means four times
+the input takes about four times as long (quadratic would be sixteen): PASS when
+time(512 KiB) / time(128 KiB), measured interleaved so both see the same load on a shared
+machine, stays under 6, the 128 KiB sanitise stays under 1 s, and no tag or note is left.
+(Below 128 KiB the text still fits the CPU caches, which flatters the smaller size.) The
+quadratic original is timed on the same inputs at 32 and 64 KiB for comparison (it needs
+seconds at 128 KiB).
 
 Run from the repository root: ``.venv/bin/python bench/scan_corpus.py``.
 """
@@ -38,7 +41,7 @@ BEFORE_COMMIT = "30bbc47"
 sys.path.insert(0, str(ROOT / "tests" / "engine" / "memory"))
 import scan_corpus  # noqa: E402
 
-LINEAR_LIMIT = 2.6
+LINEAR_LIMIT = 6.0  # for four times the input
 SANITIZE_LIMIT_SECONDS = 1.0
 SIZE = 128 * 1024
 
@@ -162,6 +165,19 @@ def best_seconds(action: Callable[[], object], runs: int = 5) -> float:
     return min(samples)
 
 
+def best_pair(
+    first: Callable[[], object], second: Callable[[], object], runs: int = 5
+) -> tuple[float, float]:
+    """:func:`best_seconds` of two actions, run alternately so both see the same load."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(runs):
+        for action, samples in ((first, times[0]), (second, times[1])):
+            started = time.perf_counter()
+            action()
+            samples.append(time.perf_counter() - started)
+    return min(times[0]), min(times[1])
+
+
 def tokens_left(text: str) -> int:
     """Fence tags and notes still in ``text`` (in any spelling the new sanitiser knows)."""
     return sum(1 for _ in fencing._TOKEN_RE.finditer(fencing._view(text)))
@@ -171,24 +187,26 @@ def sanitize_report(old_fencing: ModuleType | None) -> bool:
     print(f"\nPart 2: sanitize_context on {SIZE // 1024} KiB of hostile input")
     fencing.sanitize_context("warm the context tables up")
     token = re.compile(fencing._TOKEN_RE.pattern)
-    print(f"{'input':44} {'ms':>7} {'x replace':>10} {'x regex':>8} {'x2 size':>8} "
+    print(f"{'input':44} {'ms':>7} {'x replace':>10} {'x regex':>8} {'x4 size':>8} "
           f"{'left':>5} {'before: 32K/64K ms, left':>25} result")
     ok = True
     big, small = hostile_inputs(SIZE), hostile_inputs(SIZE // 2)
+    quarters, quadruples = hostile_inputs(SIZE // 4), hostile_inputs(SIZE * 4)
     for name, text in big.items():
-        seconds = best_seconds(lambda t=text: fencing.sanitize_context(t))
-        half = best_seconds(lambda t=small[name]: fencing.sanitize_context(t))
+        quadruple_seconds, seconds = best_pair(
+            lambda t=quadruples[name]: fencing.sanitize_context(t),
+            lambda t=text: fencing.sanitize_context(t),
+        )
         replace_floor = best_seconds(lambda t=text: t.replace("<memory-context>", ""))
         regex_floor = best_seconds(lambda t=text: sum(1 for _ in token.finditer(t.lower())))
-        growth = seconds / half if half else 0.0
+        growth = quadruple_seconds / seconds if seconds else 0.0
         passed = growth < LINEAR_LIMIT and seconds < SANITIZE_LIMIT_SECONDS
         left = tokens_left(fencing.sanitize_context(text))
         passed &= left == 0
         ok &= passed
         before = "n/a"
         if old_fencing is not None:
-            quarter = hostile_inputs(SIZE // 4)[name]
-            t32 = best_seconds(lambda t=quarter: old_fencing.sanitize_context(t), 1)
+            t32 = best_seconds(lambda t=quarters[name]: old_fencing.sanitize_context(t), 1)
             t64 = best_seconds(lambda t=small[name]: old_fencing.sanitize_context(t), 1)
             old_left = tokens_left(old_fencing.sanitize_context(small[name]))
             before = f"{t32 * 1000:.0f}/{t64 * 1000:.0f}, {old_left}"
@@ -196,7 +214,7 @@ def sanitize_report(old_fencing: ModuleType | None) -> bool:
               f"{seconds / regex_floor:8.1f} {growth:8.2f} {left:5} {before:>25} "
               f"{'PASS' if passed else 'FAIL'}")
     print("sanitize:", "PASS" if ok else "FAIL",
-          f"(x2 size under {LINEAR_LIMIT}, each under {SANITIZE_LIMIT_SECONDS:.0f} s, no tag "
+          f"(x4 size under {LINEAR_LIMIT:.0f}, each under {SANITIZE_LIMIT_SECONDS:.0f} s, no tag "
           "or note left; 'left' counts what the old one-pass sanitiser left at 64 KiB)")
     return ok
 

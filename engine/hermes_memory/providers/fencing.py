@@ -70,6 +70,8 @@ _NOTE_RE = re.compile(_NOTE)
 _TAG_MAX = 160
 _NOTE_MAX = 1600
 _TAG_START = re.compile(r"[<&]")
+_OPENER = re.compile(r"[<&\[]")
+_NOTE_START = re.compile(r"\[")
 
 
 def _kind(token: re.Match[str]) -> str:
@@ -127,9 +129,12 @@ class _Output:
         self.text += text
         self.view += view
         if len(self.text) > 2 * self._KEEP:
+            # Frozen in pieces no longer than the tail, so thawing one stays cheap.
             cut = len(self.text) - self._KEEP
-            self.frozen_text.append(self.text[:cut])
-            self.frozen_view.append(self.view[:cut])
+            for start in range(0, cut, self._KEEP):
+                end = min(start + self._KEEP, cut)
+                self.frozen_text.append(self.text[start:end])
+                self.frozen_view.append(self.view[start:end])
             self.frozen_length += cut
             self.text, self.view = self.text[cut:], self.view[cut:]
 
@@ -183,37 +188,37 @@ class _Output:
         """Remove every token that now spans the join at ``pos``; the new input position."""
         while True:
             left = self.tail_view(_NOTE_MAX)
-            token = _spanning(left, view[pos : pos + _NOTE_MAX]) if left else None
-            if token is None:
+            found = _spanning(left, view, pos) if left else None
+            if found is None:
                 return pos
-            self.cut(self.length - (len(left) - token.start()))
-            pos += token.end() - len(left)
+            back, forward, token = found
+            self.cut(self.length - back)
+            pos += forward
             self.apply(token)
 
 
-def _spanning(left: str, right: str) -> re.Match[str] | None:
-    """The leftmost token of ``left + right`` that starts in ``left`` and ends in ``right``.
+def _spanning(left: str, view: str, pos: int) -> tuple[int, int, re.Match[str]] | None:
+    """The leftmost token that starts in ``left`` (the output's tail) and ends in the input
+    at ``pos``: how many characters it takes back from the output, how many from the input,
+    and the match.
 
     Only the few places a token can start are tried (a bracket, an entity, a note's "["),
-    each with an anchored match, so a join costs constant time.
+    each with an anchored match on a small window, so a join costs constant time.
     """
-    window = left + right
-    size = len(left)
-    found: list[re.Match[str]] = []
-    tags_from = max(0, size - _TAG_MAX)
-    for opener in _TAG_START.finditer(left, tags_from):
-        token = _TAG_RE.match(window, opener.start())
-        if token is not None and token.end() > size:
-            found.append(token)
-            break
-    start = left.find("[", max(0, size - _NOTE_MAX))
-    while start >= 0 and (not found or start < found[0].start()):
-        token = _NOTE_RE.match(window, start)
-        if token is not None and token.end() > size:
-            found.append(token)
-            break
-        start = left.find("[", start + 1)
-    return min(found, key=lambda token: token.start()) if found else None
+    found: list[tuple[int, int, re.Match[str]]] = []
+    for pattern, reach, openers in ((_TAG_RE, _TAG_MAX, _TAG_START), (_NOTE_RE, _NOTE_MAX, None)):
+        tail = left[-reach:]
+        if openers is None and "[" not in tail:
+            continue
+        window = tail + view[pos : pos + reach]
+        size = len(tail)
+        starts = (m.start() for m in (openers or _NOTE_START).finditer(tail))
+        for start in starts:
+            token = pattern.match(window, start)
+            if token is not None and token.end() > size:
+                found.append((size - start, token.end() - size, token))
+                break
+    return max(found, key=lambda item: item[0]) if found else None
 
 
 def sanitize_context(text: str) -> str:
@@ -229,8 +234,8 @@ def sanitize_context(text: str) -> str:
 
     text = strip_invisible(text)
     view = _view(text)
-    if "context" not in view:
-        return text
+    if "context" not in view or not _OPENER.search(view):
+        return text  # every tag and note has the word and starts with one of these
     out = _Output()
     pos = 0
     while True:

@@ -32,7 +32,8 @@ sentence. Where it differs, on purpose:
 
 Pipeline: truncate to :data:`MAX_SCAN_CHARS`; look for invisible characters in that raw
 text; remove every invisible character (so none can split a word); fold with NFKC; fold
-look-alike letters; lower-case; run the rules that the scope enables. There is no special
+look-alike letters and take accents off Latin letters; lower-case; run the rules that the
+scope enables. There is no special
 case for text that starts with ``[BLOCKED:`` (spec §11 item 8).
 
 Linear time. Python's ``re`` backtracks, so each rule bounds the work per starting position:
@@ -63,7 +64,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from .unicode_text import fold_confusables, hidden_characters, remove_all_invisible, remove_hidden
+from .unicode_text import (
+    fold_accents,
+    fold_confusables,
+    hidden_characters,
+    remove_all_invisible,
+    remove_hidden,
+)
 
 __all__ = [
     "INVISIBLE_CHARS",
@@ -909,8 +916,10 @@ def _hidden(text: str) -> list[tuple[int, str]]:
 
 def normalise(text: str) -> str:
     """What the rules read (before lower-casing): ``text`` as a reader sees it, without
-    invisible characters, NFKC-folded, with look-alike letters folded to ASCII."""
-    return fold_confusables(unicodedata.normalize("NFKC", remove_all_invisible(text)))
+    invisible characters, NFKC-folded, with look-alike letters folded to ASCII and accents
+    taken off Latin letters."""
+    nfkc = unicodedata.normalize("NFKC", remove_all_invisible(text))
+    return fold_accents(fold_confusables(nfkc))
 
 
 def _iter_findings(content: str, scope: str) -> Iterator[Finding]:
@@ -929,7 +938,7 @@ def _iter_findings(content: str, scope: str) -> Iterator[Finding]:
     # Confusable folding lower-cases what it folds, so case-sensitive rules read the NFKC
     # text before it.
     nfkc = unicodedata.normalize("NFKC", remove_all_invisible(raw))
-    normalized = fold_confusables(nfkc)
+    normalized = fold_accents(fold_confusables(nfkc))
     folded = _fold(normalized)
     unchanged = normalized == raw
     for rule in rules:

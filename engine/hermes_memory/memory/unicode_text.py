@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
@@ -34,6 +35,7 @@ import regex
 
 __all__ = [
     "confusable_table",
+    "fold_accents",
     "fold_confusables",
     "hidden_characters",
     "remove_all_invisible",
@@ -180,3 +182,29 @@ def fold_confusables(text: str) -> str:
         return text
     pieces.append(text[done:])
     return "".join(pieces)
+
+
+# --- Accents ----------------------------------------------------------------------------
+
+_ACCENTED_LATIN = regex.compile(r"[\p{Latin}--\p{ASCII}]", regex.V1)
+_MARKS_AFTER_ASCII = regex.compile(r"(?<=[A-Za-z])\p{M}+")
+
+
+@cache
+def _base_letter(char: str) -> str:
+    base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
+    return base if len(base) == 1 and base.isascii() else char
+
+
+def fold_accents(text: str) -> str:
+    """``text`` with accents taken off Latin letters ("ìgnóre" reads as "ignore") and
+    combining marks after ASCII letters dropped (a phrase buried in diacritics).
+
+    For the rules only: they are English phrases, so honest accented words ("réponse",
+    "Größe") cannot become one. Precomposed letters fold one for one; dropped marks shorten
+    the text.
+    """
+    if text.isascii():
+        return text
+    text = _ACCENTED_LATIN.sub(lambda match: _base_letter(match.group()), text)
+    return _MARKS_AFTER_ASCII.sub("", text)

@@ -2,8 +2,8 @@
 
 ``MALICIOUS`` holds ``(family, item)`` pairs, where ``item`` is one entry or a list of
 entries (a phrase split across entries of the rendered block). Families name the trick, not
-the rule: ``injection``, ``confusable``, ``invisible``, ``tag_smuggling``, ``exfiltration``,
-``persistence``, ``secret``, ``c2`` and ``split``.
+the rule: ``injection``, ``confusable``, ``diacritics``, ``invisible``, ``tag_smuggling``,
+``exfiltration``, ``persistence``, ``secret``, ``c2`` and ``split``.
 
 ``BENIGN`` is honest text a person or the agent would store: developer notes, notes *about*
 security, multilingual text (whole words in other scripts, accented Latin) and emoji that
@@ -35,6 +35,8 @@ INJECTION_PHRASES = [
 
 _CYRILLIC = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "i": "\u0456",
                            "p": "\u0440", "c": "\u0441", "y": "\u0443", "x": "\u0445"})
+_ACCENTS = str.maketrans({"a": "\u00e0", "e": "\u00e9", "i": "\u00ec", "o": "\u00f3",
+                          "u": "\u00fc", "n": "\u00f1", "c": "\u00e7"})
 _GREEK = str.maketrans({"o": "\u03bf", "i": "\u03b9", "u": "\u03c5", "v": "\u03bd"})
 
 
@@ -78,6 +80,8 @@ def _variants(phrase: str) -> list[tuple[str, str]]:
         ("invisible", _inside_words(phrase, "\ufe0f")),  # variation selector after a letter
         ("invisible", phrase.replace(" ", "\u3164")),  # Hangul filler for spaces
         ("tag_smuggling", "Nice weather today." + _tags(phrase)),
+        ("diacritics", phrase.translate(_ACCENTS)),
+        ("diacritics", _inside_words(phrase, "\u0301\u0316\u0337")),  # stacked marks
     ]
 
 

@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 import pytest
-from scan_corpus import AGENT_REFUSES, BENIGN, MALICIOUS
 
 from hermes_memory.memory.render import cross_entry_findings
 from hermes_memory.memory.scan import first_threat_message, scan_for_threats
+from scan_corpus import AGENT_REFUSES, BENIGN, MALICIOUS
 
-FAMILIES = {"injection", "confusable", "invisible", "tag_smuggling", "exfiltration",
+FAMILIES = {"injection", "confusable", "diacritics", "invisible", "tag_smuggling", "exfiltration",
             "persistence", "secret", "c2", "split"}
 
 

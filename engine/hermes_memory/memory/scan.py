@@ -1,21 +1,39 @@
 """Threat scanner for text that will be injected into a system prompt.
 
 Compatible with upstream Hermes ``tools/threat_patterns.py`` (spec §2.8): the same ids, the
-same scopes, the same result order and the same refusal messages. Where it differs, on
-purpose:
+same scopes, the same result order, and refusal messages that start with upstream's exact
+sentence. Where it differs, on purpose:
 
 * ``ssh_backdoor`` and ``ssh_access`` fire only when a write verb or a shell redirect comes
   before the path (spec §11 item 7, PR #111255), so documentation that mentions ``~/.ssh``
-  or ``authorized_keys`` passes. ``${HOME}/.ssh`` counts as well as ``$HOME`` and ``~``.
+  or ``authorized_keys`` passes. ``${HOME}/.ssh`` counts as well as ``$HOME`` and ``~``;
+  ``ssh_backdoor`` also counts ``dd of=``, a downloader's ``-o``/``--output`` and a script
+  opening the file for append or write.
 * ``html_comment_injection`` and ``translate_execute`` are abridged in the spec; the rules
   here are our own bounded reading of the description.
+* Some rules match more than upstream's (issue: forms it misses): ``exfil_curl`` and
+  ``exfil_wget`` also catch uploads of credentials files and dumps or pipes of the
+  environment, ``read_secrets`` private SSH keys, ``hermes_env`` the home's ``.env`` by
+  absolute path, ``$HERMES_HOME`` or a profile, ``hardcoded_secret`` unquoted values with
+  letters and digits, and ``known_c2_framework`` Praxis. The ``secret_*`` rules catch
+  credentials by their vendors' shapes, with upstream's ids; they read the text before
+  lower-casing, since case is part of the shape.
 * Every other rule matches exactly the texts upstream's regex matches, but in linear time.
   Upstream's regexes backtrack badly on some inputs: ``read_secrets`` takes about a second
   on 64 KiB of ``"cat "``, and ``send_to_url`` never finishes on a long run of spaces.
-  ``tests/engine/test_scan.py`` checks each rule against upstream's regex on generated text.
+  ``tests/engine/memory/test_memory_scan.py`` checks each rule against upstream's regex on
+  generated text (and that the extended ones match at least what upstream's does).
+* Invisible characters are found by Unicode property, not only upstream's 17
+  (:data:`INVISIBLE_CHARS`), and look-alike letters of other scripts are folded inside
+  mixed-script words, although the spec says upstream folds no cross-script confusables
+  (:mod:`.unicode_text`).
+* A refusal goes on after upstream's sentence: how the agent would show the entry, what
+  matched (never a credential) and how to reword it (:func:`refusal_advice`).
 
-Pipeline: truncate to :data:`MAX_SCAN_CHARS`; look for invisible characters in that raw text;
-fold it with NFKC; lower-case it; run the rules that the scope enables. There is no special
+Pipeline: truncate to :data:`MAX_SCAN_CHARS`; look for invisible characters in that raw
+text; remove every invisible character (so none can split a word); fold with NFKC; fold
+look-alike letters and take accents off Latin letters; lower-case; run the rules that the
+scope enables. There is no special
 case for text that starts with ``[BLOCKED:`` (spec §11 item 8).
 
 Linear time. Python's ``re`` backtracks, so each rule bounds the work per starting position:
@@ -46,6 +64,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from .unicode_text import (
+    fold_accents,
+    fold_confusables,
+    hidden_characters,
+    remove_all_invisible,
+    remove_hidden,
+)
+
 __all__ = [
     "INVISIBLE_CHARS",
     "MAX_SCAN_CHARS",
@@ -68,9 +94,9 @@ MAX_SCAN_CHARS = 65_536
 SCOPES = ("all", "context", "strict")
 _SCOPE_RANK = {scope: rank for rank, scope in enumerate(SCOPES)}
 
-#: Zero-width and bidirectional-control characters, in the spec's order (which is the order
-#: findings are reported in).
-INVISIBLE_CHARS = (
+#: Upstream's zero-width and bidirectional-control characters, in the spec's order (which is
+#: the order findings are reported in).
+_UPSTREAM_INVISIBLE_ORDER = (
     "\u200b",  # ZERO WIDTH SPACE
     "\u200c",  # ZERO WIDTH NON-JOINER
     "\u200d",  # ZERO WIDTH JOINER
@@ -89,8 +115,11 @@ INVISIBLE_CHARS = (
     "\u2068",  # FIRST STRONG ISOLATE
     "\u2069",  # POP DIRECTIONAL ISOLATE
 )
-_INVISIBLE_RE = re.compile("[" + "".join(INVISIBLE_CHARS) + "]")
-_STRIP_INVISIBLE = str.maketrans(dict.fromkeys(INVISIBLE_CHARS))
+#: Upstream's set, a frozenset as upstream has it. These are refused everywhere, even inside
+#: an emoji sequence (the agent blocks them when it renders its prompt). Every other
+#: invisible character is found by Unicode property (:mod:`.unicode_text`).
+INVISIBLE_CHARS = frozenset(_UPSTREAM_INVISIBLE_ORDER)
+_UPSTREAM_RANK = {char: rank for rank, char in enumerate(_UPSTREAM_INVISIBLE_ORDER)}
 _INVISIBLE_PREFIX = "invisible_unicode_U+"
 
 _PATTERN_MESSAGE = (
@@ -284,7 +313,6 @@ _VERB_ARGS = r"(?:[^\S\n]++\S++(?<![.,;:!?&|])){0,6}?[^\S\n]++"
 # pattern starts with a literal (see _word).
 _REDIRECT = r"(?:>>|>(?<![^\s|&;0-9]>))[^\S\n]*+"
 _SSH_DIR = r"(?:~|\$home|\$\{home\})/\.ssh"
-_AUTHORIZED_KEYS_PATH = r"\S{0,256}?authorized_keys"
 
 
 def _after_writer(path: str) -> Matcher:
@@ -300,18 +328,99 @@ class _Rule:
     scope: str
     explanation: str
     # Every group must have one of its words in the folded text, or the rule cannot match.
-    # Each word is a literal part of every possible match.
+    # Each word is a literal part of every possible match, in lower case.
     needs: tuple[tuple[str, ...], ...]
     match: Matcher
+    # Credential shapes depend on case (AKIA..., eyJ...): those rules see the normalised text
+    # before lower-casing, and their refusal never quotes what matched.
+    case_sensitive: bool = False
 
     def could_match(self, folded: str) -> bool:
         return all(any(word in folded for word in group) for group in self.needs)
 
 
-def _rule(rule_id: str, scope: str, match: Matcher, needs: str, explanation: str) -> _Rule:
+def _rule(
+    rule_id: str,
+    scope: str,
+    match: Matcher,
+    needs: str,
+    explanation: str,
+    *,
+    case_sensitive: bool = False,
+) -> _Rule:
     """``needs`` is a compact prefilter: groups split by ``;``, alternatives by ``|``."""
     groups = tuple(tuple(group.split("|")) for group in needs.split(";"))
-    return _Rule(rule_id, scope, explanation, groups, match)
+    return _Rule(rule_id, scope, explanation, groups, match, case_sensitive)
+
+
+# --- Extensions beyond upstream's table (issue: exfiltration forms it missed) --------------
+
+# Files whose contents are credentials. ".env" must end the name (".env.example" is a
+# template); private keys must not continue into ".pub".
+_SECRET_FILE = (
+    r"(?:\.env(?![\w.-])|\.env\.(?:local|prod|production)\b|credentials|\.netrc|\.pgpass"
+    r"|\.npmrc|\.pypirc|id_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])|\.docker/config\.json"
+    r"|\.kube/config|/etc/shadow)"
+)
+# What curl or wget would send: a secret file as an upload (@file, -T, --upload-file,
+# --post-file, --body-file), or a dump of the environment.
+_UPLOADED_SECRET = (
+    rf"(?:@|(?:--upload-file|-t(?<!\S-t)|--post-file|--body-file)[\s=]++[\"']?)"
+    rf"[^\s\"'@]{{0,256}}?{_SECRET_FILE}"
+)
+_ENV_DUMP = (
+    r"\$\(\s*+(?:env|printenv|set|export\s++-p|compgen\s++-v)\b|`\s*+(?:env|printenv)\s*+`"
+    r"|/proc/(?:self|\d++)/environ|os\.environ"
+)
+# The environment piped into the uploader ("cat .env | curl" is read_secrets already).
+_ENV_PIPE = (
+    r"(?:" + "|".join(rf"{name}(?<!\w{name})" for name in ("env", "printenv", "set"))
+    + r"|export\s++-p)\s*+\|"
+)
+
+
+def _exfil(tool: str) -> Matcher:
+    r"""Upstream's ``tool\s+[^\n]{0,2048}SV``, plus uploads of secret files, environment
+    dumps, and the environment piped into ``tool``."""
+    return _first_of(
+        _gapped(rf"{tool}\s++", _SECRET_VAR),
+        _gapped(rf"{tool}\s++", _UPLOADED_SECRET),
+        _gapped(rf"{tool}\s++", _ENV_DUMP),
+        _gapped(_ENV_PIPE, rf"{tool}\b"),
+    )
+
+
+def _ssh_backdoor() -> Matcher:
+    """A write verb or redirect before authorized_keys (PR #111255), and the other ways of
+    writing a file: ``dd of=``, ``-o``/``--output`` of a downloader, a script opening it
+    for append or write."""
+    path = r"\S{0,256}?authorized[_ -]keys"
+    return _first_of(
+        _after_writer(path),
+        _regex(r"(?:of=|-o(?<!\S-o)[\s=]*+|--output[\s=]++)[\"']?" + path),
+        _regex(
+            r"authorized_keys2?[\"']\s*+(?:,\s*+(?:mode\s*+=\s*+)?[\"'][aw+]"
+            r"|\)\s*+\.(?:write_text|write_bytes|open\s*+\(\s*+[\"'][aw+]))"
+        ),
+    )
+
+
+# ~/.hermes/.env, and the same file by absolute path, ${HOME}, a profile or $HERMES_HOME.
+_HERMES_ENV = (
+    r"(?:(?:\$home|\$\{home\}|~|/root|/home/[^/\s]{1,64}|/users/[^/\s]{1,64})/\.hermes"
+    r"(?:/profiles/[^/\s]{1,64})?|\$\{?hermes_home\}?)/\.env"
+)
+
+
+
+def _token(prefix: str, body: str) -> str:
+    """``prefix`` then ``body``, where the prefix must not continue a longer word (so
+    ``task-...`` is not ``sk-...``). Starts with the literal, so ``re`` can skip to it."""
+    return rf"{prefix}(?<![A-Za-z0-9_-]{prefix}){body}"
+
+
+# A digit somewhere in the next 200 characters: real keys have them, prose slugs rarely do.
+_HAS_DIGIT = r"(?=[A-Za-z0-9_-]{0,200}\d)"
 
 
 # Declaration order is report order; it follows the spec's table.
@@ -480,9 +589,10 @@ _RULES: tuple[_Rule, ...] = (
         "known_c2_framework", "context",
         _regex(
             rf"(?:{_word('cobalt')}\s*strike|{_word('sliver')}|{_word('havoc')}"
-            rf"|{_word('mythic')}|{_word('metasploit')}|{_word('brainworm')})\b"
+            rf"|{_word('mythic')}|{_word('metasploit')}|{_word('brainworm')}"
+            rf"|{_word('praxis')})\b"
         ),
-        "cobalt|sliver|havoc|mythic|metasploit|brainworm",
+        "cobalt|sliver|havoc|mythic|metasploit|brainworm|praxis",
         "Names a known command-and-control or exploitation framework.",
     ),
     _rule(
@@ -499,24 +609,28 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "exfil_curl", "all",
-        _gapped(r"curl\s++", _SECRET_VAR),
-        "curl;$;key|token|secret|password|credential",
-        "Passes a secret-looking variable (a KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL) to "
-        "curl, which would send it off the machine.",
+        _exfil("curl"),
+        "curl;$|@|-t|upload-file|post-file|body-file|environ|`",
+        "Sends a secret off the machine with curl: a secret-looking variable (a KEY, TOKEN, "
+        "SECRET, PASSWORD or CREDENTIAL), an uploaded credentials file, or the environment.",
     ),
     _rule(
         "exfil_wget", "all",
-        _gapped(r"wget\s++", _SECRET_VAR),
-        "wget;$;key|token|secret|password|credential",
-        "Passes a secret-looking variable (a KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL) to "
-        "wget, which would send it off the machine.",
+        _exfil("wget"),
+        "wget;$|@|-t|upload-file|post-file|body-file|environ|`",
+        "Sends a secret off the machine with wget: a secret-looking variable (a KEY, TOKEN, "
+        "SECRET, PASSWORD or CREDENTIAL), an uploaded credentials file, or the environment.",
     ),
     _rule(
         "read_secrets", "all",
-        _gapped(r"cat\s++", r"\.env|credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc"),
-        "cat;.env|credentials|.netrc|.pgpass|.npmrc|.pypirc",
-        "Prints a credentials file (.env, .netrc, .pgpass, .npmrc, .pypirc or credentials) "
-        "with cat.",
+        _gapped(
+            r"cat\s++",
+            r"\.env|credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc"
+            r"|id_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])",
+        ),
+        "cat;.env|credentials|.netrc|.pgpass|.npmrc|.pypirc|id_",
+        "Prints a credentials file (.env, .netrc, .pgpass, .npmrc, .pypirc, credentials or a "
+        "private SSH key) with cat.",
     ),
     _rule(
         "send_to_url", "strict",
@@ -536,8 +650,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         # Upstream flagged any mention of authorized_keys; documentation tripped it (#26111).
         "ssh_backdoor", "strict",
-        _after_writer(_AUTHORIZED_KEYS_PATH),
-        "authorized_keys",
+        _ssh_backdoor(),
+        "authorized",
         "Writes to an SSH authorized_keys file, which would let someone log in to this "
         "machine.",
     ),
@@ -550,8 +664,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "hermes_env", "strict",
-        _regex(r"(?:\$home|~)/\.hermes/\.env"),
-        "/.hermes/.env",
+        _regex(_HERMES_ENV),
+        "/.env",
         "Refers to ~/.hermes/.env, the file that holds the agent's API keys.",
     ),
     _rule(
@@ -569,11 +683,121 @@ _RULES: tuple[_Rule, ...] = (
         "changed.",
     ),
     _rule(
+        # Upstream needs a quote before the value; an unquoted value counts here too when it
+        # has both letters and digits, so "password: correct-horse-battery-staple" passes.
         "hardcoded_secret", "strict",
-        _regex(r"""(?:api[_-]?key|token|secret|password)\s*+[=:]\s*+["'][a-z0-9+/=_-]{20,}"""),
+        _regex(
+            r"(?:api[_-]?key|token|secret|password)\s*+[=:]\s*+"
+            r"""(?:["'][a-z0-9+/=_-]{20,}"""
+            r"|(?=[a-z+/=_-]{0,200}\d)(?=[0-9+/=_-]{0,200}[a-z])[a-z0-9+/=_-]{20,})"
+        ),
         "key|token|secret|password;=|:",
         "Contains what looks like a real API key, token, secret or password written out in "
         "full.",
+    ),
+    # Credentials by their vendors' shapes, on the text before lower-casing.
+    _rule(
+        "secret_openai_key", "strict",
+        _regex(_token("sk-", rf"(?:proj-|svcacct-|admin-)?{_HAS_DIGIT}[A-Za-z0-9_-]{{20,}}+")),
+        "sk-",
+        "Contains what looks like an OpenAI (or other sk-) API key.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_github_pat", "strict",
+        _first_of(
+            _regex(_token("gh[pousr]_", r"[A-Za-z0-9]{36,}+")),
+            _regex(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")),
+        ),
+        "ghp_|gho_|ghu_|ghs_|ghr_|github_pat_",
+        "Contains what looks like a GitHub access token.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_gitlab_pat", "strict",
+        _regex(_token("glpat-", r"[A-Za-z0-9_-]{20,}+")),
+        "glpat-",
+        "Contains what looks like a GitLab personal access token.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_slack_token", "strict",
+        _first_of(
+            _regex(_token("xox[abeoprs]-", rf"{_HAS_DIGIT}[A-Za-z0-9-]{{10,}}+")),
+            _regex(_token("xapp-", r"\d-[A-Za-z0-9-]{10,}+")),
+        ),
+        "xox|xapp-",
+        "Contains what looks like a Slack token.",
+        case_sensitive=True,
+    ),
+    _rule(
+        # AKIAIOSFODNN7EXAMPLE is the documentation's own sample key.
+        "secret_aws_access_key", "strict",
+        _regex(
+            r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)"
+            r"[A-Z0-9]{16}(?![A-Z0-9])(?<!EXAMPLE)"
+        ),
+        "akia|asia|abia|acca|agpa|aida|aipa|anpa|anva|aroa|apka|asca",
+        "Contains what looks like an AWS access key id.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_google_api_key", "strict",
+        _regex(_token("AIza", r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+        "aiza",
+        "Contains what looks like a Google API key.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_stripe_key", "strict",
+        _regex(_token("(?:sk|rk)_(?:live|test)_", r"[0-9A-Za-z]{16,}+")),
+        "_live_|_test_",
+        "Contains what looks like a Stripe secret key.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_npm_token", "strict",
+        _regex(_token("npm_", r"[A-Za-z0-9]{36}(?![A-Za-z0-9])")),
+        "npm_",
+        "Contains what looks like an npm access token.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_bearer_token", "strict",
+        _regex(r"(?:Bearer|bearer|BEARER)\s++(?=[A-Za-z0-9._~+/-]{0,200}\d)[A-Za-z0-9._~+/-]{20,}+"),
+        "bearer",
+        "Contains what looks like a bearer token from an Authorization header.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_jwt", "strict",
+        _regex(r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}"),
+        "eyj",
+        "Contains what looks like a JSON Web Token, which grants access until it expires.",
+        case_sensitive=True,
+    ),
+    _rule(
+        "secret_private_key", "strict",
+        _regex(
+            r"-----BEGIN (?:[A-Z0-9]++ ){0,3}PRIVATE KEY(?: BLOCK)?-----\s*+"
+            r"(?:[A-Za-z-]++: [^\n]*+\n\s*+){0,4}[A-Za-z0-9+/=]{20}"
+        ),
+        "private key-----",
+        "Contains a private key.",
+        case_sensitive=True,
+    ),
+    _rule(
+        # The password must be real: not a placeholder, a ${VARIABLE} or the user name again
+        # (postgres:postgres@localhost is a local default, not a secret).
+        "secret_database_url", "strict",
+        _regex(
+            r"(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver"
+            r"|cockroachdb|clickhouse|couchdb)://([^\s:/@]{1,128}):"
+            r"(?!(?:password|passwd|pass|pwd|secret|changeme|example|xxx+|\*+|\.\.\.|\1)@)"
+            r"(?![$<{%*\[])[^\s@/]{1,256}@"
+        ),
+        "://;@",
+        "Contains a database address with its password written out.",
     ),
 )
 
@@ -582,6 +806,41 @@ PATTERN_IDS: tuple[str, ...] = tuple(rule.id for rule in _RULES)
 #: The scope each pattern id is tagged with.
 PATTERN_SCOPES = MappingProxyType({rule.id: rule.scope for rule in _RULES})
 _EXPLANATIONS = {rule.id: rule.explanation for rule in _RULES}
+
+#: What kind of threat each pattern is, for reports and for the advice in a refusal.
+RULE_FAMILIES = MappingProxyType(
+    {
+        rule.id: (
+            "secret" if rule.id.startswith("secret_") or rule.id == "hardcoded_secret"
+            else "exfiltration" if rule.id in {
+                "exfil_curl", "exfil_wget", "read_secrets", "send_to_url", "context_exfil",
+                "hermes_env",
+            }
+            else "persistence" if rule.id in {
+                "ssh_backdoor", "ssh_access", "agent_config_mod", "hermes_config_mod",
+            }
+            else "c2" if rule.id.startswith(("c2_", "anti_forensic", "known_c2"))
+            or rule.id in {"forced_action", "env_var_unset_agent"}
+            else "injection"
+        )
+        for rule in _RULES
+    }
+)
+
+# How to keep the fact without tripping the rule, per family.
+_ADVICE = {
+    "injection": "If the entry is about such a phrase rather than an instruction, describe it "
+    "instead of quoting it (e.g. \"a prompt-injection test string\").",
+    "c2": "The check matches the whole word or phrase whatever it means here; reword it "
+    "without that wording (e.g. \"a thin slice of lime\" for \"a sliver of lime\").",
+    "exfiltration": "Describe the step instead of writing out the command or path (e.g. "
+    "\"upload the report with curl\"), and leave secrets and their files out.",
+    "persistence": "Describe the change instead of writing out the command (e.g. \"the deploy "
+    "key is installed on the server\").",
+    "secret": "Never store the credential itself: keep it in a password manager or an "
+    "environment variable and note only where it lives (e.g. \"the OpenAI key is in "
+    "1Password\").",
+}
 
 
 # --- Public API --------------------------------------------------------------------------
@@ -593,9 +852,10 @@ class Finding:
 
     ``start``/``end`` locate the first occurrence. For ``kind == "invisible"`` they are
     offsets into the original text. For ``kind == "pattern"`` matching runs on the
-    NFKC-normalised text, so they are offsets into ``unicodedata.normalize("NFKC", text)``
-    (after truncation to :data:`MAX_SCAN_CHARS`); ``span_in_original`` is True when
-    normalisation changed nothing, so the offsets are valid for the original text too.
+    normalised text (invisible characters removed, NFKC, look-alike letters folded one for
+    one), so they are offsets into ``normalised(text)`` (after truncation to
+    :data:`MAX_SCAN_CHARS`); ``span_in_original`` is True when normalisation changed
+    nothing, so the offsets are valid for the original text too.
     """
 
     id: str
@@ -628,10 +888,19 @@ def explain(threat_id: str) -> str | None:
     if threat_id in _EXPLANATIONS:
         return _EXPLANATIONS[threat_id]
     if threat_id.startswith(_INVISIBLE_PREFIX):
-        for char in INVISIBLE_CHARS:
-            if _invisible_id(char) == threat_id:
-                return _invisible_explanation(char)
+        try:
+            char = chr(int(threat_id.removeprefix(_INVISIBLE_PREFIX), 16))
+        except (ValueError, OverflowError):
+            return None
+        if hidden_characters(char, INVISIBLE_CHARS):
+            return _invisible_explanation(char)
     return None
+
+
+def rule_family(threat_id: str) -> str:
+    """The family of a finding id: injection, c2, exfiltration, persistence, secret or
+    invisible."""
+    return RULE_FAMILIES.get(threat_id, "invisible")
 
 
 def _active_rules(scope: str) -> list[_Rule]:
@@ -641,31 +910,50 @@ def _active_rules(scope: str) -> list[_Rule]:
     return [rule for rule in _RULES if _SCOPE_RANK[rule.scope] <= rank]
 
 
+def _hidden(text: str) -> list[tuple[int, str]]:
+    return hidden_characters(text, INVISIBLE_CHARS)
+
+
+def normalise(text: str) -> str:
+    """What the rules read (before lower-casing): ``text`` as a reader sees it, without
+    invisible characters, NFKC-folded, with look-alike letters folded to ASCII and accents
+    taken off Latin letters."""
+    nfkc = unicodedata.normalize("NFKC", remove_all_invisible(text))
+    return fold_accents(fold_confusables(nfkc))
+
+
 def _iter_findings(content: str, scope: str) -> Iterator[Finding]:
     rules = _active_rules(scope)  # raises on a bad scope even for empty content
     raw = content[:MAX_SCAN_CHARS]
-    for char in INVISIBLE_CHARS:
-        index = raw.find(char)
-        if index >= 0:
-            yield Finding(
-                _invisible_id(char), "all", "invisible", index, index + 1,
-                _invisible_explanation(char),
-            )
-    normalized = unicodedata.normalize("NFKC", raw)
+    first_seen: dict[str, int] = {}
+    for index, char in _hidden(raw):
+        first_seen.setdefault(char, index)
+    # Upstream's characters in its order, then the others by code point.
+    for char in sorted(first_seen, key=lambda c: (_UPSTREAM_RANK.get(c, len(_UPSTREAM_RANK)), c)):
+        index = first_seen[char]
+        yield Finding(
+            _invisible_id(char), "all", "invisible", index, index + 1,
+            _invisible_explanation(char),
+        )
+    # Confusable folding lower-cases what it folds, so case-sensitive rules read the NFKC
+    # text before it.
+    nfkc = unicodedata.normalize("NFKC", remove_all_invisible(raw))
+    normalized = fold_accents(fold_confusables(nfkc))
     folded = _fold(normalized)
     unchanged = normalized == raw
     for rule in rules:
         if not rule.could_match(folded):
             continue
-        span = rule.match(folded)
+        span = rule.match(nfkc if rule.case_sensitive else folded)
         if span is not None:
             yield Finding(rule.id, rule.scope, "pattern", *span, rule.explanation, unchanged)
 
 
 def scan_findings(content: str, scope: str = "strict") -> list[Finding]:
-    """Every threat in ``content`` for ``scope``: invisible characters first (in
-    :data:`INVISIBLE_CHARS` order), then patterns in declaration order. One finding per id,
-    so ``[f.id for f in scan_findings(c, s)] == scan_for_threats(c, s)``.
+    """Every threat in ``content`` for ``scope``: invisible characters first (upstream's
+    :data:`INVISIBLE_CHARS` in the spec's order, then any other by code point), then patterns
+    in declaration order. One finding per id, so ``[f.id for f in scan_findings(c, s)] ==
+    scan_for_threats(c, s)``.
 
     Raises ValueError for a scope outside :data:`SCOPES`.
     """
@@ -677,24 +965,65 @@ def scan_for_threats(content: str, scope: str = "strict") -> list[str]:
     return [finding.id for finding in _iter_findings(content, scope)]
 
 
+def refusal_advice(finding: Finding, content: str) -> str:
+    """What a refusal adds to upstream's sentence: that the agent would show the entry only
+    as ``[BLOCKED: …]``, what matched (never a credential), and how to reword it."""
+    blocked = (
+        f" Entries are checked again when the system prompt is built, and this one would "
+        f"appear there only as [BLOCKED: … threat pattern(s): {finding.id} …]."
+    )
+    if finding.kind == "invisible":
+        char = chr(int(finding.id.removeprefix(_INVISIBLE_PREFIX), 16))
+        name = unicodedata.name(char, "an unnamed character")
+        joiner = (
+            " Emoji joined with it (like a family emoji) are refused too: write them "
+            "separately or name them in words."
+            if char in INVISIBLE_CHARS else ""
+        )
+        hidden = "".join(
+            chr(ord(c) - 0xE0000) for c in content[:MAX_SCAN_CHARS] if 0xE0020 <= ord(c) <= 0xE007E
+        )
+        smuggled = f' Tag characters here spell out hidden text: "{hidden[:80]}".' if hidden else ""
+        return (
+            f"{blocked} U+{ord(char):04X} is {name}, which a reader cannot see.{smuggled} "
+            f"Remove it (the app's \"strip invisible characters\" does) and save again.{joiner}"
+        )
+    family = rule_family(finding.id)
+    quoted = ""
+    if family != "secret":
+        text = normalise(content[:MAX_SCAN_CHARS])[finding.start : finding.end]
+        text = " ".join(text.split())
+        if len(text) > 60:
+            text = text[:57] + "..."
+        quoted = f' It matched "{text}".'
+    return f"{blocked}{quoted} {_ADVICE[family]}"
+
+
 def first_threat_message(content: str, scope: str = "strict") -> str | None:
-    """Upstream's refusal text for the first threat in ``content``, or None if it is clean."""
+    """The refusal for the first threat in ``content``, or None if it is clean.
+
+    It starts with upstream's exact sentence (clients match on it) and goes on with
+    :func:`refusal_advice`.
+    """
     first = next(_iter_findings(content, scope), None)
     if first is None:
         return None
     if first.kind == "invisible":
-        return _INVISIBLE_MESSAGE.format(code=first.id.removeprefix("invisible_unicode_"))
-    return _PATTERN_MESSAGE.format(id=first.id)
+        message = _INVISIBLE_MESSAGE.format(code=first.id.removeprefix("invisible_unicode_"))
+    else:
+        message = _PATTERN_MESSAGE.format(id=first.id)
+    return message + refusal_advice(first, content)
 
 
 def find_invisible(content: str) -> list[tuple[int, str]]:
-    """``(index, char)`` for every invisible character in the whole of ``content``.
+    """``(index, char)`` for every invisible character the scan refuses, in the whole of
+    ``content`` (honest emoji sequences excepted).
 
     Unlike the scan this is not truncated: it is meant for showing an editor where they are.
     """
-    return [(match.start(), match.group()) for match in _INVISIBLE_RE.finditer(content)]
+    return _hidden(content)
 
 
 def strip_invisible(content: str) -> str:
-    """``content`` with every character of :data:`INVISIBLE_CHARS` removed."""
-    return content.translate(_STRIP_INVISIBLE)
+    """``content`` without the characters :func:`find_invisible` reports."""
+    return remove_hidden(content, INVISIBLE_CHARS)

@@ -27,7 +27,7 @@ from ..config import MemoryConfig, load_memory_config
 from ..fileio import DEFAULT_LOCK_TIMEOUT, LockTimeout, atomic_write_text, file_lock
 from ..home import HermesHome
 from . import entries as fmt
-from .render import render_block, sanitise_entry
+from .render import cross_entry_problem, render_block, sanitise_entry
 from .scan import first_threat_message
 
 #: A store file this large is not a memory file (the default budgets are ~2 KB).
@@ -382,6 +382,12 @@ class MemoryStore:
                 new_entries, message = change(working)
                 if new_entries is not working or current.legacy_sections:
                     new_entries = fmt.dedupe(new_entries)
+                    # A phrase split across entries is a threat once they are rendered.
+                    problem = cross_entry_problem(
+                        current.entries, new_entries, fmt.FILE_NAMES[target]
+                    )
+                    if problem:
+                        raise StoreRefusal({"success": False, "error": problem})
                     if current.legacy_sections:
                         self._backup(current)  # first canonical rewrite of a legacy file
                     atomic_write_text(path, fmt.serialise_entries(new_entries), ".mem_")

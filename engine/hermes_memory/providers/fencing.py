@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import cache
 
 logger = logging.getLogger(__name__)
 
@@ -25,27 +26,231 @@ SYSTEM_NOTE = (
     "and should inform all responses.]"
 )
 
-# Order matters: whole blocks first (so a block's note and tags go with it), then loose
-# notes (both the current and the older "informational background data" wording), then
-# any stray tag.
-_WHOLE_BLOCK_RE = re.compile(r"<\s*memory-context\s*>[\s\S]*?</\s*memory-context\s*>", re.I)
-_SYSTEM_NOTE_RE = re.compile(
-    r"\[System note:\s*The following is recalled memory context,\s*NOT new user input\.\s*"
-    r"Treat as (?:informational background data|authoritative reference data[^\]]*)\.\]\s*",
-    re.I,
+# --- sanitize_context: a linear pass that reaches a fixed point ----------------------------
+#
+# Upstream strips with three regexes in one pass each, so stripping can *create* a tag:
+# "</memory-</memory-context>context>" loses its inner tag and the outer one is left whole.
+# Here one left-to-right pass removes tokens (fence tags and system notes) and, wherever a
+# removal joins two pieces of text, looks for a token across the join (a bounded window on
+# each side, since tokens are bounded) and removes that too. The output therefore holds no
+# token at all: sanitising it again changes nothing. Each character is passed once and each
+# join is checked in constant time, so the work is linear in the input.
+#
+# Tokens are found on a "view" of the text, one character per character: lower-cased, with
+# full-width forms and look-alike letters folded to ASCII, after invisible characters are
+# removed from the text itself. So case, spacing, entities (&lt; &#60; &#x3c;), full-width
+# brackets and a Cyrillic "о" in "memоry" are all the same tag.
+
+_LT = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?)"
+_GT = r"(?:>|&gt;?|&#0*62;?|&#x0*3e;?)"
+_SLASH = r"(?:/|&#0*47;?|&#x0*2f;?|&sol;)"
+_TAG = (
+    rf"{_LT}\s{{0,16}}+(?P<slash>{_SLASH})?\s{{0,16}}+memory[\s_\-\u2010-\u2015]{{0,3}}+context"
+    rf"(?:\s[^<>&\n]{{0,32}}+)?\s{{0,16}}+(?P<selfclose>/)?{_GT}"
 )
-_STRAY_TAG_RE = re.compile(r"</?\s*memory-context\s*>", re.I)
+
+
+def _words(*words: str) -> str:
+    return r"\s{1,16}+".join(words)
+
+
+# Both wordings of the note; upstream's "authoritative reference data[^\]]*" bounded.
+_NOTE = (
+    r"\[\s{0,16}+system\s{1,16}+note\s{0,16}+:\s{0,16}+"
+    + _words("the", "following", "is", "recalled", "memory", "context")
+    + r"\s{0,16}+,\s{0,16}+" + _words("not", "new", "user", "input") + r"\s{0,16}+\.\s{0,16}+"
+    + _words("treat", "as")
+    + r"\s{1,16}+(?:" + _words("informational", "background", "data")
+    + "|" + _words("authoritative", "reference", "data") + r"[^\]]{0,512})\.\]\s{0,256}+"
+)
+_TOKEN_RE = re.compile(rf"(?P<note>{_NOTE})|(?P<tag>{_TAG})")
+_TAG_RE = re.compile(_TAG)
+_NOTE_RE = re.compile(_NOTE)
+# Longer than any tag or note, so one across a join always starts this close to it.
+_TAG_MAX = 160
+_NOTE_MAX = 1600
+_TAG_START = re.compile(r"[<&]")
+_OPENER = re.compile(r"[<&\[]")
+_NOTE_START = re.compile(r"\[")
+
+
+def _kind(token: re.Match[str]) -> str:
+    if token.re is _NOTE_RE or (token.re is _TOKEN_RE and token.group("note") is not None):
+        return "note"
+    if token.group("selfclose"):
+        return "stray"
+    return "close" if token.group("slash") else "open"
+
+
+@cache
+def _view_table() -> dict[int, str]:
+    from ..memory.unicode_text import confusable_table
+
+    table = dict(confusable_table())
+    table.update({code: chr(code - 0xFEE0).lower() for code in range(0xFF01, 0xFF5F)})
+    table.update({ord("\ufe64"): "<", ord("\ufe65"): ">"})
+    table.update({code: chr(code).lower() for code in range(ord("A"), ord("Z") + 1)})
+    return table
+
+
+def _view(text: str) -> str:
+    view = text.translate(_view_table())
+    return view.lower() if len(view.lower()) == len(view) else view
+
+
+class _Output:
+    """The sanitised text so far, with its view, and the open tags whose blocks may still
+    close (as [position, count] pairs, so clamping them after a cut stays linear).
+
+    The last stretch is kept as one string (the part a join looks at); older text moves to
+    frozen chunks, so appending and looking at the tail cost constant time.
+    """
+
+    _KEEP = 2 * _NOTE_MAX
+
+    def __init__(self) -> None:
+        self.frozen_text: list[str] = []
+        self.frozen_view: list[str] = []
+        self.frozen_length = 0
+        self.text = ""
+        self.view = ""
+        self.opens: list[list[int]] = []
+
+    @property
+    def length(self) -> int:
+        return self.frozen_length + len(self.text)
+
+    def result(self) -> str:
+        return "".join(self.frozen_text) + self.text
+
+    def append(self, text: str, view: str) -> None:
+        if not text:
+            return
+        self.text += text
+        self.view += view
+        if len(self.text) > 2 * self._KEEP:
+            # Frozen in pieces no longer than the tail, so thawing one stays cheap.
+            cut = len(self.text) - self._KEEP
+            for start in range(0, cut, self._KEEP):
+                end = min(start + self._KEEP, cut)
+                self.frozen_text.append(self.text[start:end])
+                self.frozen_view.append(self.view[start:end])
+            self.frozen_length += cut
+            self.text, self.view = self.text[cut:], self.view[cut:]
+
+    def tail_view(self, size: int) -> str:
+        while len(self.view) < size and self.frozen_view:  # after a cut into frozen text
+            self._thaw()
+        return self.view[-size:]
+
+    def _thaw(self) -> None:
+        text, view = self.frozen_text.pop(), self.frozen_view.pop()
+        self.frozen_length -= len(text)
+        self.text, self.view = text + self.text, view + self.view
+
+    def cut(self, length: int) -> None:
+        """Keep only the first ``length`` characters."""
+        if length < self.frozen_length:  # a block closed far back: drop whole chunks
+            self.text = self.view = ""
+            while self.frozen_length > length:
+                text, view = self.frozen_text.pop(), self.frozen_view.pop()
+                self.frozen_length -= len(text)
+                if self.frozen_length < length:
+                    keep = length - self.frozen_length
+                    self.text, self.view = text[:keep], view[:keep]
+        else:
+            keep = length - self.frozen_length
+            self.text, self.view = self.text[:keep], self.view[:keep]
+        moved = 0
+        while self.opens and self.opens[-1][0] > length:
+            moved += self.opens.pop()[1]
+        if moved:
+            self.opens.append([length, moved])
+
+    def apply(self, token: re.Match[str]) -> None:
+        """A removed token: an open tag starts a block, a close tag drops it."""
+        kind = _kind(token)
+        if kind in ("note", "stray"):
+            return
+        if kind == "open":
+            if self.opens and self.opens[-1][0] == self.length:
+                self.opens[-1][1] += 1
+            else:
+                self.opens.append([self.length, 1])
+        elif self.opens:
+            start = self.opens[-1]
+            start[1] -= 1
+            if not start[1]:
+                self.opens.pop()
+            self.cut(start[0])
+
+    def settle(self, view: str, pos: int) -> int:
+        """Remove every token that now spans the join at ``pos``; the new input position."""
+        while True:
+            left = self.tail_view(_NOTE_MAX)
+            found = _spanning(left, view, pos) if left else None
+            if found is None:
+                return pos
+            back, forward, token = found
+            self.cut(self.length - back)
+            pos += forward
+            self.apply(token)
+
+
+def _spanning(left: str, view: str, pos: int) -> tuple[int, int, re.Match[str]] | None:
+    """The leftmost token that starts in ``left`` (the output's tail) and ends in the input
+    at ``pos``: how many characters it takes back from the output, how many from the input,
+    and the match.
+
+    Only the few places a token can start are tried (a bracket, an entity, a note's "["),
+    each with an anchored match on a small window, so a join costs constant time.
+    """
+    found: list[tuple[int, int, re.Match[str]]] = []
+    for pattern, reach, openers in ((_TAG_RE, _TAG_MAX, _TAG_START), (_NOTE_RE, _NOTE_MAX, None)):
+        tail = left[-reach:]
+        if openers is None and "[" not in tail:
+            continue
+        window = tail + view[pos : pos + reach]
+        size = len(tail)
+        starts = (m.start() for m in (openers or _NOTE_START).finditer(tail))
+        for start in starts:
+            token = pattern.match(window, start)
+            if token is not None and token.end() > size:
+                found.append((size - start, token.end() - size, token))
+                break
+    return max(found, key=lambda item: item[0]) if found else None
+
+
+def sanitize_context(text: str) -> str:
+    """``text`` without memory-context blocks, system notes and stray fence tags, in every
+    spelling, and without invisible characters; nothing left can form one (a fixed point).
+
+    A block (open tag to its close tag) goes with its content, nested blocks too; an open
+    tag that is never closed goes alone, as upstream's stray-tag rule does.
+    """
+    if not text:
+        return text
+    from ..memory.scan import strip_invisible
+
+    text = strip_invisible(text)
+    view = _view(text)
+    if "context" not in view or not _OPENER.search(view):
+        return text  # every tag and note has the word and starts with one of these
+    out = _Output()
+    pos = 0
+    while True:
+        token = _TOKEN_RE.search(view, pos)
+        stop = token.start() if token else len(text)
+        out.append(text[pos:stop], view[pos:stop])
+        if token is None:
+            return out.result()
+        out.apply(token)
+        pos = out.settle(view, token.end())
+
 
 # A markdown bullet: a marker, whitespace, then content. The whitespace keeps
 # "**Bold heading**" and "*emphasis*" out.
 _BULLET_RE = re.compile(r"[-*+]\s+\S")
-
-
-def sanitize_context(text: str) -> str:
-    """``text`` without memory-context blocks, system notes and stray fence tags."""
-    for pattern in (_WHOLE_BLOCK_RE, _SYSTEM_NOTE_RE, _STRAY_TAG_RE):
-        text = pattern.sub("", text)
-    return text
 
 
 def drop_repeated_recall_lines(text: str) -> str:
@@ -128,26 +333,27 @@ class StreamingContextScrubber:
             return ""
         buffer = self._held + text
         self._held = ""
+        folded = _fold(buffer)  # once per feed: the loop below only moves an index
         visible: list[str] = []
-        while buffer:
-            folded = _fold(buffer)
+        at = 0
+        while at < len(buffer):
             if self._inside:
-                end = folded.find(CLOSE_TAG)
+                end = folded.find(CLOSE_TAG, at)
                 if end < 0:
-                    keep = _partial_tag_suffix(folded, CLOSE_TAG)
+                    keep = _partial_tag_suffix(folded[at:], CLOSE_TAG)
                     self._held = buffer[len(buffer) - keep :] if keep else ""
                     return "".join(visible)
-                buffer = buffer[end + len(CLOSE_TAG) :]
+                at = end + len(CLOSE_TAG)
                 self._inside = False
                 continue
-            start = self._find_open_tag(buffer, folded)
+            start = self._find_open_tag(buffer, folded, at)
             if start >= 0:
-                self._emit(visible, buffer[:start])
-                buffer = buffer[start + len(OPEN_TAG) :]
+                self._emit(visible, buffer[at:start])
+                at = start + len(OPEN_TAG)
                 self._inside = True
                 continue
-            keep = self._undecided_tail(buffer, folded)
-            self._emit(visible, buffer[: len(buffer) - keep])
+            keep = self._undecided_tail(buffer[at:], folded[at:])
+            self._emit(visible, buffer[at : len(buffer) - keep])
             self._held = buffer[len(buffer) - keep :] if keep else ""
             break
         return "".join(visible)
@@ -164,14 +370,22 @@ class StreamingContextScrubber:
         before, newline, line = text.rpartition("\n")
         return not line.strip() and (bool(newline) or self._at_line_start)
 
-    def _find_open_tag(self, buffer: str, folded: str) -> int:
-        start = folded.find(OPEN_TAG)
+    def _blank_before(self, buffer: str, at: int, start: int) -> bool:
+        """:meth:`_boundary_after` for ``buffer[at:start]``, looking back only over the
+        blanks before ``start`` (so many tags on one line stay linear)."""
+        index = start - 1
+        while index >= at and buffer[index] != "\n" and buffer[index].isspace():
+            index -= 1
+        return buffer[index] == "\n" if index >= at else self._at_line_start
+
+    def _find_open_tag(self, buffer: str, folded: str, at: int) -> int:
+        start = folded.find(OPEN_TAG, at)
         while start >= 0:
             after = start + len(OPEN_TAG)
             if (
                 after < len(buffer)
                 and buffer[after] in "\r\n"
-                and self._boundary_after(buffer[:start])
+                and self._blank_before(buffer, at, start)
             ):
                 return start
             start = folded.find(OPEN_TAG, start + 1)

@@ -15,7 +15,9 @@ from typing import Any
 
 from ....config import get_config_value, set_config_value
 from ....home import HermesHome
+from ....memory.scan import scan_for_threats
 from ...base import MemoryProvider, RecallStatus
+from ...fencing import sanitize_context
 from ...tools import tool_error
 from .extraction import extract_facts
 from .retrieval import CATEGORIES, FactRetriever, half_life_days
@@ -108,6 +110,31 @@ def _number(config: dict[str, Any], key: str, default: float, kind: type = float
             "%s.%s should be a number, not %r; using %s.", CONFIG_KEY, key, value, default
         )
         return default
+
+
+def recalled_text(fact: dict[str, Any]) -> str:
+    """A fact's content as it may reach the model: untrusted (an older database, another
+    writer, or upstream's provider stored it unscanned), so fence tags and system notes are
+    removed and a fact the scanner refuses is replaced by a placeholder."""
+    content = sanitize_context(str(fact.get("content") or ""))
+    threats = scan_for_threats(content, "strict")
+    if threats:
+        return (
+            f"[BLOCKED: fact {fact.get('fact_id', '?')} contained threat pattern(s): "
+            f"{', '.join(threats)}. Remove it with fact_store(action='remove').]"
+        )
+    return content
+
+
+def _recalled(value: Any) -> Any:
+    """Facts in a tool result (lists, or dicts holding facts), with their content cleaned."""
+    if isinstance(value, list):
+        return [_recalled(item) for item in value]
+    if isinstance(value, dict):
+        if "content" in value:
+            return {**value, "content": recalled_text(value)}
+        return {key: _recalled(item) for key, item in value.items()}
+    return value
 
 
 def load_plugin_config(home: HermesHome) -> dict[str, Any]:
@@ -267,7 +294,11 @@ class HolographicMemoryProvider(MemoryProvider):
         if not results:
             return ""
         self._last_recall = RecallStatus(RECALL_LABEL, len(results))
-        lines = [f"- [{fact['trust_score']:.1f}] {fact['content']}" for fact in results]
+        # One line per fact: a fact with line breaks must not forge bullets of its own.
+        lines = [
+            f"- [{fact['trust_score']:.1f}] {' '.join(recalled_text(fact).split())}"
+            for fact in results
+        ]
         return "## Holographic Memory\n" + "\n".join(lines)
 
     def recall_status(self) -> RecallStatus | None:
@@ -382,10 +413,10 @@ class HolographicMemoryProvider(MemoryProvider):
                 min_trust=float(args.get("min_trust", 0.0)),
                 limit=self._limit(args),
             )
-            return {"facts": facts, "count": len(facts)}
+            return {"facts": _recalled(facts), "count": len(facts)}
         else:
             raise ValueError(f"Unknown action: {action}")
-        return {"results": results, "count": len(results)}
+        return {"results": _recalled(results), "count": len(results)}
 
     @staticmethod
     def _fact_feedback(

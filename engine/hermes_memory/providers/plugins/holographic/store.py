@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ....memory.scan import first_threat_message
 from . import hrr
 from .entities import extract_entities
 
@@ -81,6 +82,18 @@ CREATE TABLE IF NOT EXISTS memory_banks (
     updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
 );
 """
+
+
+class BlockedFact(ValueError):
+    """A fact the threat scanner refuses: recalled facts reach the model's context, so they
+    get the same strict scan as a memory entry. The message says why."""
+
+
+def check_fact(content: str) -> None:
+    """Raise :class:`BlockedFact` if ``content`` must not be stored."""
+    problem = first_threat_message(content, "strict")
+    if problem:
+        raise BlockedFact(problem)
 
 
 def clamp_trust(value: float) -> float:
@@ -203,6 +216,7 @@ class FactStore:
         content = (content or "").strip()
         if not content:
             raise ValueError("content must not be empty")
+        check_fact(content)
         with self._writing():
             try:
                 cursor = self.connection.execute(
@@ -252,6 +266,7 @@ class FactStore:
                 content = content.strip()
                 if not content:
                     raise ValueError("content must not be empty")
+                check_fact(content)
                 assignments.append("content = ?")
                 params.append(content)
             if tags is not None:

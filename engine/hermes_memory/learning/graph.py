@@ -447,6 +447,7 @@ class GraphBuilder:
         usage = self._read_usage()
         if usage.error:
             warnings.append(f"{usage.error} Skill usage is shown as empty.")
+        warnings.extend(usage.warnings)  # values left out of the records as unusable
         before = self._part
         part = self._skill_part(scan.skills, usage, include_all)
         # names of the shown skills change only when the part was rebuilt in full

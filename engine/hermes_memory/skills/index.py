@@ -37,7 +37,7 @@ from typing import Any
 
 from ..config import load_config
 from ..home import HermesHome
-from .frontmatter import frontmatter_text, load_frontmatter_mapping
+from .frontmatter import frontmatter_text, load_frontmatter_checked, load_frontmatter_mapping
 from .roots import (
     BASE,
     EXCLUDED_DIRS,
@@ -167,6 +167,7 @@ class _Parsed:
     tags: tuple[str, ...]
     related: tuple[str, ...]
     frontmatter_text: str | None
+    problem: str | None = None  # frontmatter over a safety limit, read naively
 
 
 def read_head(path: str, *, follow_links: bool = True) -> tuple[str, os.stat_result]:
@@ -236,7 +237,11 @@ _EMPTY: dict[str, Any] = {}
 
 def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
     yaml_text = frontmatter_text(text)
-    frontmatter = load_frontmatter_mapping(yaml_text) if yaml_text is not None else _EMPTY
+    problem = None
+    if yaml_text is None:
+        frontmatter = _EMPTY
+    else:
+        frontmatter, problem = load_frontmatter_checked(yaml_text)
     get = frontmatter.get
     hermes = _hermes_meta(frontmatter)
     name = _text(get("name")) or dir_name.strip()
@@ -252,7 +257,7 @@ def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
         tags = get("tags")
     return _Parsed(
         name, category, _text(get("description")), _string_list(tags), _string_list(related),
-        yaml_text,
+        yaml_text, problem,
     )
 
 
@@ -409,11 +414,16 @@ class SkillIndex:
         duplicates: list[Skill] = []
         by_name: dict[str, Skill] = {}
         for root, found in walked:
-            for rel_parts, directory, _skill_md, entry in found:
+            for rel_parts, directory, skill_md, entry in found:
                 if entry.__class__ is not _FileEntry:
                     if entry is not None:
                         run.warnings.append(entry)  # why the file was skipped
                     continue
+                if entry.parsed.problem is not None:  # a YAML bomb and the like
+                    run.warnings.append(
+                        f"{skill_md}: {entry.parsed.problem} Only its plain 'key: value' "
+                        "lines were read."
+                    )
                 skill = self._skill(root, directory, rel_parts, entry, bundled, hub)
                 if not skill.name:
                     continue

@@ -5,11 +5,17 @@ agent's lock), re-read the file under it, keep every field and record we do not 
 and go through temp file + ``os.replace`` with ``indent=2, sort_keys=True``, exactly as
 the agent writes it. A file that does not parse is reported and never overwritten: the
 agent's own loader would silently treat it as empty and lose everything in it.
+
+Reads are bounded (:data:`~hermes_memory.safe_load.USAGE_LIMITS`), and a value of a
+known field that no reader can use (``Infinity``, ``NaN``, a huge or overlong number,
+a list where a count belongs) is left out of what :func:`read_usage` returns, with a
+warning; it stays in the file untouched.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -17,6 +23,7 @@ from typing import Any, TypeVar
 
 from ..fileio import DEFAULT_LOCK_TIMEOUT, atomic_write_text, file_lock
 from ..home import HermesHome
+from ..safe_load import USAGE_LIMITS, UnsafeDocument, describe, finite_number, load_json, read_bounded
 
 T = TypeVar("T")
 
@@ -74,7 +81,10 @@ def to_epoch(value: Any) -> int | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float):
-        return int(value)
+        try:
+            return int(value)
+        except (OverflowError, ValueError):  # inf, nan
+            return None
     return None
 
 
@@ -84,7 +94,7 @@ def _string_to_epoch(value: str) -> int | None:
         return None
     try:
         return int(float(text))
-    except ValueError:
+    except (ValueError, OverflowError):
         pass
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
@@ -103,7 +113,7 @@ def count_value(value: Any) -> int:
         return int(value)
     try:
         return int(value or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 0
 
 
@@ -140,33 +150,42 @@ class UsageSnapshot:
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     exists: bool = False
     error: str | None = None
+    warnings: tuple[str, ...] = ()  # values left out because no reader can use them
 
     def record(self, name: str) -> dict[str, Any]:
         return self.records.get(name) or {}
 
 
-def _decode(home: HermesHome, raw: bytes) -> dict[str, Any]:
+def _decode(home: HermesHome, raw: bytes, *, for_writing: bool = False) -> dict[str, Any]:
     path = home.skills_usage_file
     try:
-        data = json.loads(raw.decode("utf-8-sig")) if raw.strip() else {}
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text; fix or move it aside.") from None
-    except ValueError as exc:
-        raise UsageError(
-            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); fix or move it "
-            "aside. Nothing was changed."
-        ) from None
+        data = (
+            load_json(raw, USAGE_LIMITS, str(path), overlong_numbers=not for_writing)
+            if raw.strip()
+            else {}
+        )
+    except UnsafeDocument as exc:
+        raise UsageError(f"{exc} Fix or move it aside; nothing was changed.") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path} does not hold a JSON object; fix or move it aside.")
     return data
 
 
+def _read_raw(path: Any) -> bytes:
+    try:
+        return read_bounded(path, USAGE_LIMITS.max_bytes)
+    except UnsafeDocument as exc:
+        raise UsageError(f"{exc} Nothing was changed.") from None
+
+
 def read_usage(home: HermesHome) -> UsageSnapshot:
     """The current records; a missing file is empty, a broken one gives ``error``."""
     try:
-        raw = home.skills_usage_file.read_bytes()
+        raw = _read_raw(home.skills_usage_file)
     except FileNotFoundError:
         return UsageSnapshot()
+    except UsageError as exc:
+        return UsageSnapshot(exists=True, error=str(exc))
     except OSError as exc:
         return UsageSnapshot(exists=True, error=f"Could not read {home.skills_usage_file}: {exc.strerror}")
     try:
@@ -174,7 +193,77 @@ def read_usage(home: HermesHome) -> UsageSnapshot:
     except UsageError as exc:
         return UsageSnapshot(exists=True, error=str(exc))
     records = {str(key): value for key, value in data.items() if isinstance(value, dict)}
-    return UsageSnapshot(records=records, exists=True)
+    if _plainly_fine(raw, len(records)):
+        return UsageSnapshot(records=records, exists=True)
+    problems: list[str] = []
+    records = {name: _usable(name, record, problems) for name, record in records.items()}
+    warnings = ()
+    if problems:
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        warnings = (
+            f"{home.skills_usage_file}: ignored {len(problems)} unusable value(s) ({shown}). "
+            "They are left in the file; fix them by hand.",
+        )
+    return UsageSnapshot(records=records, exists=True, warnings=warnings)
+
+
+# --- per-key checks of what read_usage returns ------------------------------------------
+_MAX_COUNT = 10**12
+_MAX_EPOCH = 10**11  # seconds: the year 5138
+
+
+def _count_ok(value: Any) -> bool:
+    return value is None or finite_number(value, 0, _MAX_COUNT) or (
+        isinstance(value, str) and len(value) <= 20
+    )
+
+
+def _time_ok(value: Any) -> bool:
+    return (
+        value is None
+        or (isinstance(value, str) and len(value) <= 64)
+        or finite_number(value, -_MAX_EPOCH, _MAX_EPOCH)
+    )
+
+
+def _short_text_ok(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and len(value) <= 256)
+
+
+def _flag_ok(value: Any) -> bool:
+    return (
+        value is None
+        or isinstance(value, bool)
+        or (isinstance(value, int) and value in (0, 1))
+        or (isinstance(value, str) and len(value) <= 16)
+    )
+
+
+_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "use_count": _count_ok,
+    "view_count": _count_ok,
+    "patch_count": _count_ok,
+    **{key: _time_ok for key in (*TIMESTAMP_PRIORITY, "archived_at")},
+    "state": _short_text_ok,
+    "created_by": _short_text_ok,
+    "agent_created": _flag_ok,
+    "pinned": _flag_ok,
+    "archived_from": lambda value: value is None or (isinstance(value, str) and len(value) <= 4096),
+}
+# Text that can only hold small plain numbers and no nested values: nothing to check.
+_SUSPECT = re.compile(rb"Infinity|NaN|\d{13}|\[")
+
+
+def _plainly_fine(raw: bytes, records: int) -> bool:
+    return raw.count(b"{") == records + 1 and _SUSPECT.search(raw) is None
+
+
+def _usable(name: str, record: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    bad = [key for key, value in record.items() if key in _CHECKS and not _CHECKS[key](value)]
+    if not bad:
+        return record
+    problems.extend(f"{key} of '{name[:60]}' is {describe(record[key])}" for key in bad)
+    return {key: value for key, value in record.items() if key not in bad}
 
 
 def serialise(data: dict[str, Any]) -> str:
@@ -195,12 +284,12 @@ def update_usage(
     path = home.skills_usage_file
     with file_lock(path, timeout=timeout):
         try:
-            raw = path.read_bytes()
+            raw = _read_raw(path)
         except FileNotFoundError:
             raw = b""
         except OSError as exc:
             raise UsageError(f"Could not read {path}: {exc.strerror}") from None
-        data = _decode(home, raw)
+        data = _decode(home, raw, for_writing=True)
         before = serialise(data)
         result = mutate(data)
         after = serialise(data)

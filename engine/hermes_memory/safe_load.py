@@ -26,7 +26,6 @@ import re
 import reprlib
 import stat
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -259,7 +258,7 @@ def _short(exc: BaseException) -> str:
 
 
 # --- per-key helpers -------------------------------------------------------------------
-_LONG_DIGITS = re.compile(r"\d{%d,}" % (MAX_NUMBER_DIGITS + 1))
+_LONG_DIGITS = re.compile(rf"\d{{{MAX_NUMBER_DIGITS + 1},}}")
 _REPR = reprlib.Repr()
 _REPR.maxstring = 60
 _REPR.maxother = 60

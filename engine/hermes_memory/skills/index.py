@@ -42,6 +42,8 @@ from .roots import (
     BASE,
     EXCLUDED_DIRS,
     EXTERNAL,
+    MAX_WALK_DEPTH,
+    MAX_WALK_DIRS,
     PROFILE,
     SUPPORT_DIRS,
     HubLock,
@@ -49,7 +51,7 @@ from .roots import (
     is_strictly_inside,
     read_bundled_manifest,
     read_hub_lock,
-    skill_roots,
+    skill_roots_checked,
 )
 
 #: Characters of SKILL.md the index reads, as the agent does.
@@ -337,6 +339,7 @@ class SkillIndex:
         self._config: tuple[dict[str, Any], tuple[str, ...]] = ({}, ())
         self._config_loaded = False
         self._roots: tuple[int, list[SkillRoot]] | None = None
+        self._root_warnings: list[str] = []  # configured roots refused as too broad
         self._last: SkillScan | None = None
         self._last_found: list[tuple[SkillRoot, list[_Found]]] = []
         self.files_parsed = 0  # SKILL.md files read by the last scan (for tests and benches)
@@ -362,7 +365,8 @@ class SkillIndex:
     def _skill_roots(self, config: dict[str, Any]) -> list[SkillRoot]:
         # the same root objects while the config is unchanged, so identity checks work
         if self._roots is None or self._roots[0] != id(config):
-            self._roots = (id(config), skill_roots(self.home, config))
+            roots, self._root_warnings = skill_roots_checked(self.home, config)
+            self._roots = (id(config), roots)
         return self._roots[1]
 
     def scan(self, changed: Iterable[str | os.PathLike[str]] | None = None) -> SkillScan:
@@ -373,6 +377,7 @@ class SkillIndex:
         run = _Pass(time.time_ns(), [])
         config, config_warnings = self._load_config()
         roots = self._skill_roots(config)
+        config_warnings = (*config_warnings, *self._root_warnings)
         bundled = read_bundled_manifest(self.home)
         hub = read_hub_lock(self.home)
         self.files_parsed = 0
@@ -495,7 +500,16 @@ class SkillIndex:
         seen_dirs = run.seen_dirs
         seen_files = run.seen_files
         warnings = run.warnings
+        budget = MAX_WALK_DIRS  # bounds, so a root set too wide cannot crawl the disk
+        too_deep = False
         while stack:
+            budget -= 1
+            if budget < 0:
+                warnings.append(
+                    f"Stopped scanning {top} after {MAX_WALK_DIRS:,} folders; skills beyond "
+                    "them are not shown. Is this root set to a folder of skills?"
+                )
+                break
             directory, rel = stack.pop()
             listing = self._listing(directory, real_top, run, is_root=not rel)
             if listing is None:
@@ -527,7 +541,14 @@ class SkillIndex:
                     continue
                 if is_link and not _link_is_new(path, directory, followed_links):
                     continue
+                if len(rel) >= MAX_WALK_DEPTH:
+                    too_deep = True
+                    continue
                 stack.append((path, (*rel, name)))
+        if too_deep:
+            warnings.append(
+                f"Folders more than {MAX_WALK_DEPTH} levels below {top} were not scanned for skills."
+            )
         return found
 
     def _listing(

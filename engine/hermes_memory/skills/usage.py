@@ -23,7 +23,14 @@ from typing import Any, TypeVar
 
 from ..fileio import DEFAULT_LOCK_TIMEOUT, atomic_write_text, file_lock
 from ..home import HermesHome
-from ..safe_load import USAGE_LIMITS, UnsafeDocument, describe, finite_number, load_json, read_bounded
+from ..safe_load import (
+    USAGE_LIMITS,
+    UnsafeDocument,
+    describe,
+    finite_number,
+    load_json,
+    read_bounded,
+)
 
 T = TypeVar("T")
 
@@ -251,7 +258,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "archived_from": lambda value: value is None or (isinstance(value, str) and len(value) <= 4096),
 }
 # Text that can only hold small plain numbers and no nested values: nothing to check.
-_SUSPECT = re.compile(rb"Infinity|NaN|\d{13}|\[")
+_SUSPECT = re.compile(rb"Infinity|NaN|\d{13}|\d[eE]|:\s*-|\[")
 
 
 def _plainly_fine(raw: bytes, records: int) -> bool:

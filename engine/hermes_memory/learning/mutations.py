@@ -222,8 +222,9 @@ def unpin_node(home: HermesHome, node_id: str) -> dict[str, Any]:
 def _set_pinned(home: HermesHome, node_id: str, pinned: bool) -> dict[str, Any]:
     if parse_node_kind(node_id) == "memory":
         return _skill_only("pinned" if pinned else "unpinned")
-    scan, _skill = _skill_or_refusal(home, node_id)
-    return set_pinned(home, node_id, pinned, scan=scan).as_dict()
+    # no _skill_or_refusal: a name with no skill folder (archived, or not made yet) is
+    # pinned too, as upstream's curator does
+    return set_pinned(home, node_id, pinned).as_dict()
 
 
 @_never_raises

@@ -15,6 +15,7 @@ warning; it stays in the file untouched.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ from ..safe_load import (
 )
 
 T = TypeVar("T")
+
+#: Where an archive or restore records its intent (see :mod:`.moves`).
+MOVE_INTENT_FILE = ".skill_move.json"
 
 STATE_ACTIVE = "active"
 STATE_STALE = "stale"
@@ -186,7 +190,23 @@ def _read_raw(path: Any) -> bytes:
 
 
 def read_usage(home: HermesHome) -> UsageSnapshot:
-    """The current records; a missing file is empty, a broken one gives ``error``."""
+    """The current records; a missing file is empty, a broken one gives ``error``.
+
+    An archive or restore an earlier process left half done is finished first (see
+    :mod:`.moves`); what that did is among the ``warnings``.
+    """
+    notes: list[str] = []
+    if os.path.lexists(home.skills_dir / MOVE_INTENT_FILE):
+        from .moves import reconcile_moves  # moves writes through this module
+
+        notes = [f"skills: {note}." for note in reconcile_moves(home)]
+    snapshot = _read_usage(home)
+    if notes:
+        snapshot = UsageSnapshot(snapshot.records, snapshot.exists, snapshot.error, (*notes, *snapshot.warnings))
+    return snapshot
+
+
+def _read_usage(home: HermesHome) -> UsageSnapshot:
     try:
         raw = _read_raw(home.skills_usage_file)
     except FileNotFoundError:

@@ -97,7 +97,7 @@ def test_unpin_without_a_record_writes_nothing(curated):
         ("builtin-x", "'builtin-x' is bundled or hub-installed — cannot pin (only skills made in this profile take part in curation)"),
         ("base-tool", "'base-tool' is bundled or hub-installed — cannot pin (only skills made in this profile take part in curation)"),
         ("ext-skill", "could not pin 'ext-skill' — the skill is not curation-eligible (protected built-in or external)"),
-        ("missing", "skill 'missing' not found"),
+        ("Not A Name", "skill 'Not A Name' not found, and 'Not A Name' is not a valid skill name"),
         ("../flat-note", "'../flat-note' is not a skill name (no paths or ':' in skill names)"),
         ("/etc", "'/etc' is not a skill name (no paths or ':' in skill names)"),
         ("..", "'..' is not a skill name"),
@@ -109,6 +109,28 @@ def test_pin_refusals(curated, name, message):
     result = pin_skill(curated.home, name)
     assert (result.ok, result.message) == (False, message)
     assert curated.home.skills_usage_file.read_bytes() == before
+
+
+def test_pinning_a_name_with_no_skill_folder_records_the_pin_as_upstream(curated):
+    """Issue 11 §4: upstream's ``curator pin`` records ``pinned: true`` for any name. It
+    only adds a record (nothing can be lost), and it protects an archived skill, or one
+    the agent makes later, from the start."""
+    home = curated.home
+    result = pin_skill(home, "not-made-yet")
+    assert result.ok and "the pin is recorded" in result.message
+    assert usage(curated)["not-made-yet"]["pinned"] is True
+    assert usage(curated)["docker-logs"] == AGENT_RECORD  # the rest untouched
+    curated.skill("later/not-made-yet")
+    assert not archive_skill(home, "not-made-yet").ok  # protected once it exists
+    # an archived skill can be pinned while in the archive and stays pinned on restore
+    assert archive_skill(home, "flat-note").ok
+    assert pin_skill(home, "flat-note").ok
+    assert restore_skill(home, "flat-note").ok
+    assert usage(curated)["flat-note"]["pinned"] is True
+    # unpinning a name with no record writes nothing
+    before = home.skills_usage_file.read_bytes()
+    assert unpin_skill(home, "never-pinned").message == "'never-pinned' was not pinned"
+    assert home.skills_usage_file.read_bytes() == before
 
 
 def test_a_local_skill_named_plan_is_protected(hb):

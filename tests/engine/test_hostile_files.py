@@ -309,3 +309,17 @@ def test_skills_under_worktrees_are_development_copies_not_skills(skills_home):
     scan = SkillIndex(home).scan()
     assert sorted(scan.by_name) == ["ok-skill"]
     assert not scan.duplicates
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_skill_md_swapped_for_a_fifo_after_the_scan_is_refused_without_blocking(skills_home):
+    from hermes_memory.skills import read_skill_text
+    from hermes_memory.skills.editing import SkillTextError
+
+    skill = SkillIndex(skills_home).scan().get("ok-skill")
+    skill.skill_md.unlink()
+    os.mkfifo(skill.skill_md)
+    with pytest.raises(SkillTextError, match="not a regular file"):
+        read_skill_text(skill)
+    outcome = edit_skill(skills_home, "ok-skill", skill_md("ok-skill"))
+    assert not outcome.ok  # the fresh scan no longer sees a skill there

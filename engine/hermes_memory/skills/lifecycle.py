@@ -35,6 +35,7 @@ from typing import Any
 
 from ..fileio import LockTimeout, atomic_write_text
 from ..home import HermesHome
+from ..safe_load import RECORD_LIMITS, UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
 from .index import BUNDLED, HUB, Skill, SkillIndex, SkillReadError, SkillScan, read_head
 from .moves import (
@@ -345,11 +346,11 @@ def _edit_suppressed(home: HermesHome, *, add: str | None = None, remove: str | 
     """Add or drop one name in ``.curator_suppressed``, keeping every other line as is."""
     path = home.curator_suppressed
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_bounded(path, RECORD_LIMITS.max_bytes).decode("utf-8").splitlines()
     except FileNotFoundError:
         lines = []
-    except (OSError, UnicodeDecodeError):
-        return
+    except (OSError, UnicodeDecodeError, UnsafeDocument):
+        return  # never rewrite a file we could not read whole
     names = [line.strip() for line in lines]
     if add is not None and add not in names:
         lines.append(add)

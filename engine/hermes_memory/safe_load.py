@@ -94,16 +94,60 @@ def _too_big(path: Any, size: int, limit: int) -> str:
 
 
 _CONTAINERS = (dict, list, tuple, set, frozenset)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def check_structure(data: Any, limits: Limits, what: str = "the document") -> None:
     """Refuse ``data`` nested deeper than ``limits.max_depth``, holding more than
     ``limits.max_nodes`` nodes once aliases are expanded, or referring to itself.
 
-    Linear in the number of distinct containers: each shared one is measured once.
+    Linear in the size of the loaded data: a plain tree (all JSON, most YAML) is walked
+    once; data with shared nodes (YAML aliases) is measured with each shared node
+    counted once and its expanded size reused.
     """
     if not isinstance(data, _CONTAINERS):
         return
+    max_depth, max_nodes = limits.max_depth, limits.max_nodes
+    visited: set[int] = {id(data)}
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    nodes = 1
+    while stack:
+        container, depth = stack.pop()
+        if isinstance(container, dict):
+            nodes += 2 * len(container)
+            # keys of a plain dict (JSON, PyYAML's safe loader) are scalars; a
+            # round-trip YAML mapping may have sequence or mapping keys
+            members = container.values() if container.__class__ is dict else _children(container)
+            children = [
+                child
+                for child in members
+                if child.__class__ not in _SCALARS and isinstance(child, _CONTAINERS)
+            ]
+        else:
+            nodes += len(container)
+            children = [
+                child
+                for child in container
+                if child.__class__ not in _SCALARS and isinstance(child, _CONTAINERS)
+            ]
+        if nodes > max_nodes:
+            raise UnsafeDocument(_too_many(what, limits))
+        if children:
+            if depth >= max_depth:
+                raise UnsafeDocument(
+                    f"{what} is nested more than {max_depth} levels deep; it is not used."
+                )
+            for child in children:
+                if id(child) in visited:  # shared (an alias): measure the expansion
+                    _check_shared(data, limits, what)
+                    return
+                visited.add(id(child))
+                stack.append((child, depth + 1))
+
+
+def _check_shared(data: Any, limits: Limits, what: str) -> None:
+    """:func:`check_structure` for data with shared nodes: expanded sizes memoised by
+    identity, so a "billion laughs" is refused after one pass over its distinct nodes."""
     measured: dict[int, int] = {}  # id -> expanded node count; -1 while being measured
     keep: list[Any] = []  # keep measured containers alive so their ids stay unique
     # each frame: [container, iterator over its children, nodes so far]
@@ -195,6 +239,7 @@ def load_json(
     what: str = "the JSON",
     *,
     overlong_numbers: bool = True,
+    check: bool = True,
 ) -> Any:
     """``json.loads``, bounded; any failure raises :class:`UnsafeDocument`.
 
@@ -202,7 +247,9 @@ def load_json(
     counter does not make the whole file unreadable (validate values per key); with
     ``overlong_numbers=False`` they are refused instead, for a caller that will write
     the data back and must not change them. ``NaN`` and ``Infinity`` are accepted as
-    Python writes them; check them per key too.
+    Python writes them; check them per key too. ``check=False`` leaves
+    :func:`check_structure` to a caller that can tell more cheaply that the shape is
+    plain (JSON has no aliases, so the size limit already bounds the node count).
     """
     if isinstance(text, bytes):
         text = _utf8(text, what)
@@ -228,7 +275,8 @@ def load_json(
         raise UnsafeDocument(f"{what} is nested too deeply to read; it is not used.") from None
     except ValueError as exc:
         raise UnsafeDocument(f"{what} holds a value that cannot be read ({_short(exc)}).") from None
-    check_structure(data, limits, what)
+    if check:
+        check_structure(data, limits, what)
     return data
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from ..home import HermesHome
 from ..safe_load import (
     USAGE_LIMITS,
     UnsafeDocument,
+    check_structure,
     describe,
     finite_number,
     load_json,
@@ -168,17 +168,19 @@ class UsageSnapshot:
 
 
 def _decode(home: HermesHome, raw: bytes, *, for_writing: bool = False) -> dict[str, Any]:
+    """The parsed file, bounded (its depth checked only when the text is not plainly a
+    mapping of flat records: walking 10,000 records would cost more than parsing them)."""
     path = home.skills_usage_file
     try:
-        data = (
-            load_json(raw, USAGE_LIMITS, str(path), overlong_numbers=not for_writing)
-            if raw.strip()
-            else {}
-        )
+        if not raw.strip():
+            return {}
+        data = load_json(raw, USAGE_LIMITS, str(path), overlong_numbers=not for_writing, check=False)
+        if not isinstance(data, dict):
+            raise UsageError(f"{path} does not hold a JSON object; fix or move it aside.")
+        if not _plainly_fine(data):
+            check_structure(data, USAGE_LIMITS, str(path))
     except UnsafeDocument as exc:
         raise UsageError(f"{exc} Fix or move it aside; nothing was changed.") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{path} does not hold a JSON object; fix or move it aside.")
     return data
 
 
@@ -220,7 +222,7 @@ def _read_usage(home: HermesHome) -> UsageSnapshot:
     except UsageError as exc:
         return UsageSnapshot(exists=True, error=str(exc))
     records = {str(key): value for key, value in data.items() if isinstance(value, dict)}
-    if _plainly_fine(raw, len(records)):
+    if _plainly_fine(data):
         return UsageSnapshot(records=records, exists=True)
     problems: list[str] = []
     records = {name: _usable(name, record, problems) for name, record in records.items()}
@@ -241,14 +243,14 @@ _MAX_EPOCH = 10**11  # seconds: the year 5138
 
 def _count_ok(value: Any) -> bool:
     return value is None or finite_number(value, 0, _MAX_COUNT) or (
-        isinstance(value, str) and len(value) <= 20
+        isinstance(value, str) and len(value) <= 256
     )
 
 
 def _time_ok(value: Any) -> bool:
     return (
         value is None
-        or (isinstance(value, str) and len(value) <= 64)
+        or (isinstance(value, str) and len(value) <= 256)
         or finite_number(value, -_MAX_EPOCH, _MAX_EPOCH)
     )
 
@@ -277,12 +279,28 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "pinned": _flag_ok,
     "archived_from": lambda value: value is None or (isinstance(value, str) and len(value) <= 4096),
 }
-# Text that can only hold small plain numbers and no nested values: nothing to check.
-_SUSPECT = re.compile(rb"Infinity|NaN|\d{13}|\d[eE]|:\s*-|\[")
+_PLAIN_SCALARS = (str, bool, type(None))
 
 
-def _plainly_fine(raw: bytes, records: int) -> bool:
-    return raw.count(b"{") == records + 1 and _SUSPECT.search(raw) is None
+def _plainly_fine(data: dict[str, Any]) -> bool:
+    """True when every record holds only short text, flags, nulls and small whole
+    numbers (nothing nested): the usual file, which needs no further checks."""
+    for record in data.values():
+        if record.__class__ is not dict:
+            if isinstance(record, dict | list):
+                return False
+            continue
+        for value in record.values():
+            cls = value.__class__
+            if cls is str:
+                if len(value) > 256:
+                    return False
+            elif cls is int:
+                if not 0 <= value <= _MAX_COUNT:
+                    return False
+            elif cls is not bool and value is not None:
+                return False
+    return True
 
 
 def _usable(name: str, record: dict[str, Any], problems: list[str]) -> dict[str, Any]:

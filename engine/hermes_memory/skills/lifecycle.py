@@ -210,10 +210,11 @@ def _set_pin_record(home: HermesHome, name: str, pinned: bool, skill: Skill | No
     return SkillOutcome(True, message, name, directory)
 
 
-def _update_with_recovery(home: HermesHome, mutate: Any, *, own_intent: bool = False) -> Any:
+def _update_with_recovery(home: HermesHome, mutate: Any, *, move_step: str | None = None) -> Any:
     """:func:`update_usage` that first finishes a move an earlier process left half
-    done (it needs the same lock). With ``own_intent`` ``mutate`` writes an intent of
-    its own (and its caller clears it); otherwise a settled earlier one is cleared here."""
+    done (it needs the same lock), and clears the intent file once the record is
+    written, still under the lock. ``move_step`` names the step of a move ``mutate``
+    itself makes (for :func:`crash_point` before its intent is cleared)."""
     recovery: list[Recovery] = []
 
     def apply(data: dict[str, Any]) -> Any:
@@ -223,12 +224,15 @@ def _update_with_recovery(home: HermesHome, mutate: Any, *, own_intent: bool = F
             raise _Refused(" ".join(found.notes))
         return mutate(data)
 
-    result = update_usage(home, apply)
-    if recovery and recovery[0].found:
-        if not own_intent:
+    def written() -> None:
+        if move_step is not None:
+            crash_point(move_step)  # 4. only the intent is left to clear
+        if move_step is not None or (recovery and recovery[0].found):
             clear_intent(home)
-        if recovery[0].finished is not None:
-            after_move(home, recovery[0].finished)
+
+    result = update_usage(home, apply, after_write=written)
+    if recovery and recovery[0].finished is not None:
+        after_move(home, recovery[0].finished)
     return result
 
 
@@ -320,7 +324,7 @@ def archive_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
         return dest
 
     try:
-        dest = _update_with_recovery(home, apply, own_intent=True)
+        dest = _update_with_recovery(home, apply, move_step="archive:recorded")
     except _Refused as exc:
         return _refuse(str(exc), name)
     except (UsageError, LockTimeout, OSError) as exc:
@@ -330,8 +334,6 @@ def archive_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
         if moves:
             clear_intent(home)
         return _refuse(f"could not archive '{name}': {exc}", name)
-    crash_point("archive:recorded")
-    clear_intent(home)  # 4. done
     after_move(home, moves[0])
     return SkillOutcome(
         True, f"archived '{name}' — restore with: hermes curator restore {name}", name, str(dest)
@@ -564,7 +566,7 @@ def restore_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
         record_move(data, move)  # 3. the record, written when this returns
 
     try:
-        _update_with_recovery(home, apply, own_intent=True)
+        _update_with_recovery(home, apply, move_step="restore:recorded")
     except _Refused as exc:
         return _refuse(str(exc), name)
     except (UsageError, LockTimeout, OSError) as exc:
@@ -576,8 +578,6 @@ def restore_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
         if moves:
             clear_intent(home)
         return _refuse(f"could not restore '{name}': {exc}", name)
-    crash_point("restore:recorded")
-    clear_intent(home)  # 4. done
     after_move(home, moves[0])
     message = f"restored '{restored}' to {dest}"
     if others:

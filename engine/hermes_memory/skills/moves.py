@@ -196,12 +196,20 @@ def reconcile_moves(home: HermesHome, *, timeout: float = READ_RECONCILE_TIMEOUT
         return []
     from .lifecycle import after_move  # the steps after a move (cycle: lifecycle uses us)
 
+    found: list[Recovery] = []
+
+    def apply(data: dict[str, Any]) -> Recovery:
+        found.append(recover_locked(home, data))
+        return found[0]
+
+    def settled() -> None:  # under the lock, so no other reader sees it half done
+        if found and found[0].found and not found[0].keep_intent:
+            clear_intent(home)
+
     try:
-        recovery = update_usage(home, lambda data: recover_locked(home, data), timeout=timeout)
+        recovery = update_usage(home, apply, timeout=timeout, after_write=settled)
     except (UsageError, LockTimeout, OSError) as exc:
         return [f"an interrupted skill archive or restore is not finished yet: {exc}"]
-    if not recovery.keep_intent:
-        clear_intent(home)
     if recovery.finished is not None:
         after_move(home, recovery.finished)
     return recovery.notes

@@ -320,11 +320,14 @@ def update_usage(
     mutate: Callable[[dict[str, Any]], T],
     *,
     timeout: float = DEFAULT_LOCK_TIMEOUT,
+    after_write: Callable[[], None] | None = None,
 ) -> T:
     """Run ``mutate(data)`` on the whole file under the lock and write it back if changed.
 
     Raises :class:`UsageError` (nothing written) when the file is broken, and whatever
     ``mutate`` raises. The file is only rewritten when its content actually changed.
+    ``after_write`` runs once the file is written (or found unchanged), still under
+    the lock.
     """
     path = home.skills_usage_file
     with file_lock(path, timeout=timeout):
@@ -340,6 +343,8 @@ def update_usage(
         after = serialise(data)
         if after != before:
             atomic_write_text(path, after, temp_prefix=".usage_")
+        if after_write is not None:
+            after_write()
         return result
 
 

@@ -128,3 +128,31 @@ def test_an_unreadable_intent_is_left_for_a_person_and_blocks_only_moves(crash_h
     assert result.returncode == 1 and INTENT_FILE in result.stderr
     assert (home.skills_dir / LIVE).is_dir() and home.skills_usage_file.read_bytes() == before
     assert hermes(home, "skills", "list").returncode == 0
+
+
+def test_readers_racing_live_moves_never_see_or_finish_them_as_interrupted(crash_home):
+    """A reader (the app's graph worker) and a writer (its action thread) in one
+    process: the intent of a move in progress is never mistaken for a crashed one."""
+    import threading
+
+    from hermes_memory.skills import archive_skill, read_usage, restore_skill
+
+    home = crash_home.home
+    notes: list[str] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            notes.extend(read_usage(home).warnings)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        for _ in range(15):
+            assert archive_skill(home, "docker-logs").ok
+            assert restore_skill(home, "docker-logs").ok
+    finally:
+        stop.set()
+        thread.join()
+    assert not [note for note in notes if "interrupted" in note]
+    assert where(home) == "live"

@@ -19,7 +19,7 @@ from ..home import HermesHome
 from ..safe_load import UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
 from .index import BUNDLED, Skill, SkillScan
-from .lifecycle import SkillOutcome, clear_skills_prompt_cache, find_skill
+from .lifecycle import SkillOutcome, after_change, find_skill
 from .roots import directory_escape_reason
 from .validation import skill_md_error
 
@@ -143,5 +143,5 @@ def edit_skill(
         with contextlib.suppress(OSError):
             _write_bytes_atomically(path, original)
         return SkillOutcome(False, f"edit of '{name}' failed and was rolled back: {exc}", name)
-    clear_skills_prompt_cache(home)
+    after_change(home, "edit", name)
     return SkillOutcome(True, f"updated '{name}'", name, str(path))

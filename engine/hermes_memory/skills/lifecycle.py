@@ -122,7 +122,8 @@ def find_skill(
 
 def after_change(home: HermesHome, action: str, name: str) -> None:
     """Everything that follows a successful change to a skill (``pin``, ``unpin``,
-    ``archive``, ``restore``): the one place to hook in what every change needs."""
+    ``archive``, ``restore``, ``edit``): the one place to hook in what every change
+    needs."""
     del action, name  # not needed yet by the prompt cache
     clear_skills_prompt_cache(home)  # every skill change invalidates the agent's index
 

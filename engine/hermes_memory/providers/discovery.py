@@ -13,7 +13,9 @@ or ``MemoryProvider``; ``plugin.yaml`` beside it may give ``name``, ``version`` 
 the code in a package subfolder such as ``plugins/mimir/hermes_mimir/__init__.py``, no
 root ``__init__.py``) counts too: the subfolder named after the plugin (``-`` read as
 ``_``, optionally ``hermes_`` first) is preferred, else the first one in name order
-that declares a provider. The provider keeps the plugin folder's name. Discovery only
+that declares a provider. The provider keeps the plugin folder's name. A folder that
+is neither (no ``__init__.py``, no ``plugin.yaml``) is a category, as the agent's plugin
+loader reads ``plugins/<category>/<name>/``, and is looked into one level. Discovery only
 reads files: no plugin code runs until :func:`load_provider` is asked for one by name.
 """
 
@@ -107,6 +109,8 @@ def _provider_code_dir(folder: Path) -> Path | None:
     with no root ``__init__.py``, a package subfolder (see the module docstring)."""
     if (folder / "__init__.py").exists():
         return folder if _is_provider_folder(folder) else None
+    if not (folder / "plugin.yaml").is_file():
+        return None  # a package layout has its plugin.yaml at the root
     try:
         packages = sorted(
             child
@@ -122,7 +126,10 @@ def _provider_code_dir(folder: Path) -> Path | None:
     return next((child for child in packages if child.name in preferred), packages[0])
 
 
-def _scan_folder(root: Path, source: str) -> list[ProviderInfo]:
+def _scan_folder(root: Path, source: str, *, nested: bool = True) -> list[ProviderInfo]:
+    """Providers in ``root``; with ``nested``, a folder that is neither a plugin nor has
+    a ``plugin.yaml`` is a category (``plugins/memory/<name>/``, as the agent's plugin
+    loader reads them) and its folders are looked at too, one level down."""
     try:
         children = sorted(child for child in root.iterdir() if child.is_dir())
     except OSError:
@@ -133,6 +140,9 @@ def _scan_folder(root: Path, source: str) -> list[ProviderInfo]:
             continue
         code_dir = _provider_code_dir(folder)
         if code_dir is None:
+            if nested and not (folder / "plugin.yaml").exists() and not (folder / "__init__.py").exists():
+                # a category folder, not a plugin
+                found += _scan_folder(folder, source, nested=False)
             continue
         meta = _read_plugin_yaml(folder)
         found.append(

@@ -318,6 +318,7 @@ def test_a_package_named_after_the_plugin_is_preferred_over_other_provider_packa
     folder = home.plugins_dir / "my-store"
     write_plugin(folder, "a_first", ECHO_INIT, {"words.py": 'PREFIX = "wrong: "\n'})
     write_plugin(folder, "my_store", ECHO_INIT, {"words.py": 'PREFIX = "right: "\n'})
+    (folder / "plugin.yaml").write_text("name: my-store\n")
     info = find_provider("my-store", home)
     assert info.package == folder / "my_store"
     assert load_provider(info, home).prefetch("q") == "right: q"
@@ -337,3 +338,14 @@ def test_a_yaml_bomb_in_plugin_yaml_is_ignored_quickly_and_the_provider_still_fo
     (folder / "plugin.yaml").write_text("\n".join(lines) + "\ndescription: *l11\n")
     info = find_provider("bomb", home)
     assert info is not None and info.description == ""
+
+
+def test_a_provider_nested_under_a_category_folder_is_discovered(home):
+    """``plugins/memory/<name>/`` loads at runtime in the agent (upstream issue 48822);
+    discovery finds it too, one category level deep, never deeper."""
+    write_plugin(home.plugins_dir / "memory", "nested-echo", ECHO_INIT, {"words.py": 'PREFIX = "n: "\n'})
+    write_plugin(home.plugins_dir / "a" / "b", "too-deep", ECHO_INIT, {"words.py": 'PREFIX = ""\n'})
+    info = find_provider("nested-echo", home)
+    assert info is not None and info.path == home.plugins_dir / "memory" / "nested-echo"
+    assert load_provider(info, home).prefetch("q") == "n: q"
+    assert find_provider("too-deep", home) is None

@@ -175,6 +175,8 @@ def load_config(home: HermesHome) -> LoadedConfig:
         )
     warnings: list[str] = []
     _drop_unusable(data, "", warnings)
+    if len(warnings) > 5:
+        warnings[5:] = [f"config.yaml: {len(warnings) - 5:,} more unusable values were ignored."]
     return LoadedConfig(data, tuple(warnings))
 
 

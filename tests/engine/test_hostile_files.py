@@ -323,3 +323,10 @@ def test_a_skill_md_swapped_for_a_fifo_after_the_scan_is_refused_without_blockin
         read_skill_text(skill)
     outcome = edit_skill(skills_home, "ok-skill", skill_md("ok-skill"))
     assert not outcome.ok  # the fresh scan no longer sees a skill there
+
+
+def test_many_unusable_config_values_give_a_bounded_warning_list(home):
+    home.config_file.write_text("extra: [" + ", ".join([".inf"] * 5000) + "]\n")
+    warnings = load_config(home).warnings
+    assert len(warnings) == 6 and "4,995 more unusable values" in warnings[-1]
+    assert load_config(home).data["extra"] == []

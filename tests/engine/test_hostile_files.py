@@ -330,3 +330,11 @@ def test_many_unusable_config_values_give_a_bounded_warning_list(home):
     warnings = load_config(home).warnings
     assert len(warnings) == 6 and "4,995 more unusable values" in warnings[-1]
     assert load_config(home).data["extra"] == []
+
+
+def test_a_huge_external_dirs_list_is_cut_with_a_warning(skills_home, tmp_path):
+    dirs = [str(tmp_path / f"ext{index}") for index in range(5000)]
+    skills_home.config_file.write_text("skills:\n  external_dirs: [" + ", ".join(dirs) + "]\n")
+    scan = SkillIndex(skills_home).scan()
+    assert len(scan.roots) == 1 + 64
+    assert any("lists 5,000 folders; only the first 64" in warning for warning in scan.warnings)

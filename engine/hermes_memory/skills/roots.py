@@ -52,6 +52,8 @@ BASE_DIR_KEY = "skills.base_dir"
 EXTERNAL_DIRS_KEY = "skills.external_dirs"
 #: Skills sit at ``[<category>/...]<skill>/SKILL.md``; nothing real is deeper than this.
 MAX_WALK_DEPTH = 10
+#: External skill folders scanned at most (each is a root walked on every scan).
+MAX_EXTERNAL_DIRS = 64
 #: Folders one scan visits per root before it stops with a warning.
 MAX_WALK_DIRS = 200_000
 
@@ -110,6 +112,12 @@ def skill_roots_checked(home: HermesHome, config: dict[str, Any]) -> tuple[list[
     if isinstance(external, str):
         external = [external]
     if isinstance(external, list):
+        if len(external) > MAX_EXTERNAL_DIRS:
+            warnings.append(
+                f"{EXTERNAL_DIRS_KEY} lists {len(external):,} folders; only the first "
+                f"{MAX_EXTERNAL_DIRS} are scanned."
+            )
+            external = external[:MAX_EXTERNAL_DIRS]
         for value in external:
             path = _configured_path(home, value)
             if path is not None:

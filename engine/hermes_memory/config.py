@@ -3,35 +3,116 @@
 Reads never fail: a missing file gives the defaults, a malformed one gives the defaults
 plus a warning that says what to fix. Writes go through ruamel.yaml's round-trip mode so
 comments and key order survive, and they are atomic.
+
+Reads are bounded (:mod:`.safe_load`: size, nesting depth, alias expansion). A value no
+consumer can use safely anywhere in the file (``.inf``, ``.nan``, a number of more
+than :data:`MAX_NUMBER` magnitude, one too long to read) is dropped with a warning, so
+every key falls back to its default; the keys read here are also checked per key.
 """
 
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 
 from .fileio import atomic_write_text, file_lock
 from .home import HermesHome
+from .safe_load import (
+    CONFIG_LIMITS,
+    MAX_NUMBER_DIGITS,
+    UnsafeDocument,
+    check_structure,
+    describe,
+    finite_number,
+    read_bounded,
+)
 
 DEFAULT_MEMORY_CHAR_LIMIT = 2200
 DEFAULT_USER_CHAR_LIMIT = 1375
+#: The largest character budget accepted (a budget is prompt space; 10 M is absurd).
+MAX_CHAR_LIMIT = 10_000_000
+#: Numbers beyond this magnitude are dropped from the config as unusable.
+MAX_NUMBER = 10**15
 
 
 class ConfigError(RuntimeError):
     """config.yaml cannot be written safely (it does not parse, or is not a mapping)."""
 
 
-def _yaml() -> YAML:
+class _OverlongNumber(str):
+    """A YAML integer too long to convert (Python refuses over 4,300 digits)."""
+
+
+class _ReadingConstructor(RoundTripConstructor):
+    """The round-trip constructor, except that an overlong integer becomes a marker
+    (dropped with a warning) instead of failing the whole file."""
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        value = node.value if isinstance(node.value, str) else ""
+        if len(value) > MAX_NUMBER_DIGITS:
+            return _OverlongNumber(value)
+        return super().construct_yaml_int(node)
+
+
+_ReadingConstructor.add_constructor("tag:yaml.org,2002:int", _ReadingConstructor.construct_yaml_int)
+
+
+def _yaml(*, reading: bool = False) -> YAML:
     yaml = YAML(typ="rt")
+    if reading:
+        yaml.Constructor = _ReadingConstructor
     yaml.preserve_quotes = True
     yaml.width = 4096
     return yaml
+
+
+def _parse(text: str, yaml: YAML, what: str) -> Any:
+    """Load and bound-check; :class:`UnsafeDocument` for anything but a syntax error."""
+    try:
+        data = yaml.load(text)
+    except YAMLError:
+        raise
+    except RecursionError:
+        raise UnsafeDocument(f"{what} is nested too deeply to read.") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise UnsafeDocument(f"{what} holds a value that cannot be read ({exc}).") from None
+    check_structure(data, CONFIG_LIMITS, what)
+    return data
+
+
+def _drop_unusable(node: Any, where: str, warnings: list[str]) -> None:
+    """Remove non-finite, overlong and huge numbers anywhere in the loaded config."""
+    items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+    bad = []
+    for key, value in items:
+        path = f"{where}.{key}" if where else str(key)
+        if isinstance(value, dict | list):
+            _drop_unusable(value, path, warnings)
+        elif _unusable(value):
+            bad.append(key)
+            shown = f"a {len(value):,}-digit number" if isinstance(value, _OverlongNumber) else describe(value)
+            warnings.append(
+                f"config.yaml: {path} is {shown}, which no setting accepts; "
+                "ignored (the default applies)."
+            )
+    for key in reversed(bad):
+        del node[key]
+
+
+def _unusable(value: Any) -> bool:
+    if isinstance(value, _OverlongNumber):
+        return True
+    if isinstance(value, float):
+        return not math.isfinite(value) or abs(value) > MAX_NUMBER
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_NUMBER
 
 
 @dataclass(frozen=True)
@@ -63,9 +144,11 @@ def load_config(home: HermesHome) -> LoadedConfig:
     """The whole config as plain data; ``{}`` plus a warning when it cannot be read."""
     path = home.config_file
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, CONFIG_LIMITS.max_bytes)
     except FileNotFoundError:
         return LoadedConfig({}, ())
+    except UnsafeDocument as exc:
+        return LoadedConfig({}, (f"{exc} Using defaults.",))
     except OSError as exc:
         return LoadedConfig({}, (f"Could not read {path}: {exc.strerror}. Using defaults.",))
     try:
@@ -75,7 +158,9 @@ def load_config(home: HermesHome) -> LoadedConfig:
             {}, (f"{path} is not UTF-8 text. Using defaults; re-save it as UTF-8.",)
         )
     try:
-        data = _yaml().load(text)
+        data = _parse(text, _yaml(reading=True), str(path))
+    except UnsafeDocument as exc:
+        return LoadedConfig({}, (f"{exc} Using defaults until it is fixed.",))
     except YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" (line {where.line + 1})" if where is not None else ""
@@ -88,23 +173,27 @@ def load_config(home: HermesHome) -> LoadedConfig:
         return LoadedConfig(
             {}, (f"{path} does not hold a mapping of settings. Using defaults.",)
         )
-    return LoadedConfig(data, ())
+    warnings: list[str] = []
+    _drop_unusable(data, "", warnings)
+    if len(warnings) > 5:
+        warnings[5:] = [f"config.yaml: {len(warnings) - 5:,} more unusable values were ignored."]
+    return LoadedConfig(data, tuple(warnings))
 
 
 def _bool(section: dict, key: str, default: bool, warnings: list[str]) -> bool:
     value = section.get(key, default)
     if isinstance(value, bool):
         return value
-    warnings.append(f"memory.{key} should be true or false, not {value!r}; using {default}.")
+    warnings.append(f"memory.{key} should be true or false, not {describe(value)}; using {default}.")
     return default
 
 
 def _limit(section: dict, key: str, default: int, warnings: list[str]) -> int:
     value = section.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+    if not finite_number(value, 1, MAX_CHAR_LIMIT):
         warnings.append(
-            f"memory.{key} should be a positive number of characters, not {value!r}; "
-            f"using {default:,}."
+            f"memory.{key} should be a number of characters from 1 to {MAX_CHAR_LIMIT:,}, "
+            f"not {describe(value)}; using {default:,}."
         )
         return default
     return int(value)
@@ -118,8 +207,8 @@ def load_memory_config(home: HermesHome) -> MemoryConfig:
         warnings.append("The memory: section of config.yaml is not a mapping; using defaults.")
         section = {}
     provider = section.get("provider") or ""
-    if not isinstance(provider, str):
-        warnings.append(f"memory.provider should be a name, not {provider!r}; using none.")
+    if not isinstance(provider, str) or len(provider) > 128:
+        warnings.append(f"memory.provider should be a name, not {describe(provider)}; using none.")
         provider = ""
     return MemoryConfig(
         memory_enabled=_bool(section, "memory_enabled", True, warnings),
@@ -154,9 +243,17 @@ def set_config_value(home: HermesHome, dotted_key: str, value: Any) -> None:
     with file_lock(path):
         yaml = _yaml()
         try:
-            text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
-            data = yaml.load(text) if text.strip() else CommentedMap()
-        except (UnicodeDecodeError, YAMLError) as exc:
+            text = (
+                read_bounded(path, CONFIG_LIMITS.max_bytes).decode("utf-8-sig")
+                if path.exists()
+                else ""
+            )
+            data = _parse(text, yaml, str(path)) if text.strip() else CommentedMap()
+        except UnsafeDocument as exc:
+            raise ConfigError(
+                f"{exc} Fix it by hand before changing settings; nothing was written."
+            ) from None
+        except (UnicodeDecodeError, YAMLError, OSError) as exc:
             raise ConfigError(
                 f"{path} does not parse ({exc.__class__.__name__}); fix it by hand before "
                 "changing settings, nothing was written."

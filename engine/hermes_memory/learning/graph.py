@@ -71,7 +71,7 @@ class SkillNode:
     state: str
     created_by: Any
     pinned: bool
-    related: tuple[str, ...]
+    related: list[str]  # a list, as upstream's SkillNode
     skill: Skill
     record: dict[str, Any]
     learned: bool  # upstream's ``_has_learning_signal``: not base/external, made or used
@@ -88,7 +88,7 @@ def skill_node(skill: Skill, record: dict[str, Any]) -> SkillNode:
         state=state if isinstance(state, str) and state else "active",
         created_by=record.get("created_by"),
         pinned=bool(record.get("pinned")),
-        related=skill.related,
+        related=list(skill.related),
         skill=skill,
         record=record,
         learned=has_learning_signal(skill.source, record),
@@ -165,7 +165,7 @@ def skill_node_and_json(skill: Skill, record: dict[str, Any]) -> tuple[SkillNode
     pinned = bool(get("pinned"))
     name = skill.name
     category = skill.category
-    related = skill.related
+    related = list(skill.related)
     node = SkillNode(
         name, category, source, timestamp, use_count, state, created_by, pinned, related,
         skill, record, learned,
@@ -187,7 +187,7 @@ def skill_node_and_json(skill: Skill, record: dict[str, Any]) -> tuple[SkillNode
         "directory": skill.directory,
         "description": skill.description,
         "tags": list(skill.tags),
-        "related": list(related),
+        "related": related.copy(),
         "viewCount": _count(get("view_count")),
         "patchCount": _count(get("patch_count")),
         "lastUsedAt": last_used,
@@ -447,6 +447,7 @@ class GraphBuilder:
         usage = self._read_usage()
         if usage.error:
             warnings.append(f"{usage.error} Skill usage is shown as empty.")
+        warnings.extend(usage.warnings)  # values left out of the records as unusable
         before = self._part
         part = self._skill_part(scan.skills, usage, include_all)
         # names of the shown skills change only when the part was rebuilt in full

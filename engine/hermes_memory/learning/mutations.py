@@ -7,6 +7,10 @@ Every function takes the home and a payload node id (a skill name, or a
 * Memory nodes go through :class:`~hermes_memory.memory.store.MemoryStore`: its lock,
   a re-read under it, the entry found by fingerprint (a stale id is refused with
   "refresh the graph", never retargeted), the character budget and the threat scan.
+  A legacy 3-part id names an entry by position only, which cannot prove the caller
+  saw the entry now there (two deletes of ``memory:memory:0`` would remove two
+  different entries): it still shows a node, but edit and delete refuse it and give
+  the full id of the entry now at that position.
 * Skill nodes are found by frontmatter name, the same name the graph uses as the id
   (upstream looked edits up by directory name, so renamed skills could not be found).
   Delete archives the skill (restorable); pinned skills refuse delete but accept a
@@ -62,8 +66,13 @@ def _never_raises(function: Callable[..., dict[str, Any]]) -> Callable[..., dict
 
 
 # --- memory ------------------------------------------------------------------------------
-def _memory_entry(home: HermesHome, node_id: str) -> tuple[MemoryNodeId, str, str]:
-    """``(parsed id, fingerprint, entry text)`` read fresh from disk."""
+def _memory_entry(
+    home: HermesHome, node_id: str, *, to_change: bool = False
+) -> tuple[MemoryNodeId, str, str]:
+    """``(parsed id, fingerprint, entry text)`` read fresh from disk.
+
+    ``to_change``: the caller will edit or delete the entry, so a positional id is
+    refused (see the module docstring)."""
     parsed = parse_memory_id(node_id)
     if parsed.fingerprint is None:  # legacy id: resolve by position in fresh cards
         cards, warnings = memory_cards(home)
@@ -74,6 +83,13 @@ def _memory_entry(home: HermesHome, node_id: str) -> tuple[MemoryNodeId, str, st
         card = cards[parsed.index]
         if card.source != parsed.source:
             raise _Refusal(STALE)
+        if to_change:
+            raise _Refusal(
+                f"'{node_id}' names a memory entry by its position only, and positions move "
+                "when entries are added or removed, so it is not used to change anything. "
+                f"The entry at that position now is '{card_title(card.entry)}'; if that is "
+                f"the one, use its full id: {card.id}"
+            )
         return parsed, card.fingerprint, card.entry
     try:
         entries = read_store_file(home.store_file(parsed.target)).entries
@@ -162,7 +178,7 @@ def edit_node(
     if not isinstance(content, str):
         raise _Refusal("new content must be text")
     if parse_node_kind(node_id) == "memory":
-        parsed, fp, _entry = _memory_entry(home, node_id)
+        parsed, fp, _entry = _memory_entry(home, node_id, to_change=True)
         if not content.strip():
             raise _Refusal(EMPTY_MEMORY)
         store = MemoryStore(home)
@@ -182,7 +198,7 @@ def edit_node(
 def delete_node(home: HermesHome, node_id: str) -> dict[str, Any]:
     """Remove a memory entry, or archive a skill (restorable with :func:`restore_node`)."""
     if parse_node_kind(node_id) == "memory":
-        parsed, fp, _entry = _memory_entry(home, node_id)
+        parsed, fp, _entry = _memory_entry(home, node_id, to_change=True)
         result = MemoryStore(home).remove_by_fingerprint(parsed.target, fp)
         return _store_result(result, f"deleted memory from {FILE_NAMES[parsed.target]}")
     scan, _skill = _skill_or_refusal(home, node_id)
@@ -206,8 +222,9 @@ def unpin_node(home: HermesHome, node_id: str) -> dict[str, Any]:
 def _set_pinned(home: HermesHome, node_id: str, pinned: bool) -> dict[str, Any]:
     if parse_node_kind(node_id) == "memory":
         return _skill_only("pinned" if pinned else "unpinned")
-    scan, _skill = _skill_or_refusal(home, node_id)
-    return set_pinned(home, node_id, pinned, scan=scan).as_dict()
+    # no _skill_or_refusal: a name with no skill folder (archived, or not made yet) is
+    # pinned too, as upstream's curator does
+    return set_pinned(home, node_id, pinned).as_dict()
 
 
 @_never_raises

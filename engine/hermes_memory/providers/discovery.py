@@ -9,8 +9,14 @@ Providers are looked for in four places, and the first one seen under a name win
 
 A folder counts as a provider when its ``__init__.py`` mentions ``register_memory_provider``
 or ``MemoryProvider``; ``plugin.yaml`` beside it may give ``name``, ``version`` and
-``description``. Discovery only reads files: no plugin code runs until
-:func:`load_provider` is asked for one by name.
+``description``. A folder laid out as an installed package (``plugin.yaml`` at its root,
+the code in a package subfolder such as ``plugins/mimir/hermes_mimir/__init__.py``, no
+root ``__init__.py``) counts too: the subfolder named after the plugin (``-`` read as
+``_``, optionally ``hermes_`` first) is preferred, else the first one in name order
+that declares a provider. The provider keeps the plugin folder's name. A folder that
+is neither (no ``__init__.py``, no ``plugin.yaml``) is a category, as the agent's plugin
+loader reads ``plugins/<category>/<name>/``, and is looked into one level. Discovery only
+reads files: no plugin code runs until :func:`load_provider` is asked for one by name.
 """
 
 from __future__ import annotations
@@ -29,9 +35,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-
 from ..home import HermesHome
+from ..safe_load import PLUGIN_LIMITS, UnsafeDocument, load_yaml_file
 from .base import MemoryProvider
 
 logger = logging.getLogger(__name__)
@@ -41,6 +46,8 @@ PROJECT_PLUGINS_ENV = "HERMES_ENABLE_PROJECT_PLUGINS"
 BUNDLED_PLUGINS_DIR = Path(__file__).resolve().parent / "plugins"
 _BUNDLED_PACKAGE = __package__ + ".plugins"
 _PROVIDER_MARKERS = ("register_memory_provider", "MemoryProvider")
+#: How much of an ``__init__.py`` is searched for the markers.
+_MARKER_BYTES = 64 * 1024
 _SOURCES = ("bundled", "user", "project", "entry_point")
 
 
@@ -58,11 +65,17 @@ class ProviderInfo:
     entry_point: str | None = None  # "module:attr" for pip-installed providers
     version: str = ""
     description: str = ""
+    package: Path | None = None  # the folder whose __init__.py is imported, when not path
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["path"] = str(self.path) if self.path else None
+        data["package"] = str(self.package) if self.package else None
         return data
+
+    @property
+    def code_dir(self) -> Path | None:
+        return self.package or self.path
 
 
 def _project_plugins_enabled() -> bool:
@@ -72,10 +85,10 @@ def _project_plugins_enabled() -> bool:
 def _read_plugin_yaml(folder: Path) -> dict[str, Any]:
     path = folder / "plugin.yaml"
     try:
-        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        data = load_yaml_file(path, PLUGIN_LIMITS)
     except FileNotFoundError:
         return {}
-    except Exception as exc:  # bad metadata must not hide the provider
+    except (UnsafeDocument, Exception) as exc:  # bad metadata must not hide the provider
         logger.warning("Ignoring unreadable %s: %s", path, exc)
         return {}
     return data if isinstance(data, dict) else {}
@@ -83,20 +96,53 @@ def _read_plugin_yaml(folder: Path) -> dict[str, Any]:
 
 def _is_provider_folder(folder: Path) -> bool:
     try:
-        text = (folder / "__init__.py").read_text(encoding="utf-8", errors="replace")
+        with open(folder / "__init__.py", "rb") as handle:
+            head = handle.read(_MARKER_BYTES)
     except OSError:
         return False
+    text = head.decode("utf-8", errors="replace")
     return any(marker in text for marker in _PROVIDER_MARKERS)
 
 
-def _scan_folder(root: Path, source: str) -> list[ProviderInfo]:
+def _provider_code_dir(folder: Path) -> Path | None:
+    """The folder holding the provider's ``__init__.py``: the plugin folder itself, or,
+    with no root ``__init__.py``, a package subfolder (see the module docstring)."""
+    if (folder / "__init__.py").exists():
+        return folder if _is_provider_folder(folder) else None
+    if not (folder / "plugin.yaml").is_file():
+        return None  # a package layout has its plugin.yaml at the root
+    try:
+        packages = sorted(
+            child
+            for child in folder.iterdir()
+            if child.is_dir() and not child.name.startswith((".", "_")) and _is_provider_folder(child)
+        )
+    except OSError:
+        return None
+    if not packages:
+        return None
+    stem = folder.name.replace("-", "_")
+    preferred = {stem, f"hermes_{stem}"}
+    return next((child for child in packages if child.name in preferred), packages[0])
+
+
+def _scan_folder(root: Path, source: str, *, nested: bool = True) -> list[ProviderInfo]:
+    """Providers in ``root``; with ``nested``, a folder that is neither a plugin nor has
+    a ``plugin.yaml`` is a category (``plugins/memory/<name>/``, as the agent's plugin
+    loader reads them) and its folders are looked at too, one level down."""
     try:
         children = sorted(child for child in root.iterdir() if child.is_dir())
     except OSError:
         return []
     found = []
     for folder in children:
-        if folder.name.startswith((".", "_")) or not _is_provider_folder(folder):
+        if folder.name.startswith((".", "_")):
+            continue
+        code_dir = _provider_code_dir(folder)
+        if code_dir is None:
+            if nested and not (folder / "plugin.yaml").exists() and not (folder / "__init__.py").exists():
+                # a category folder, not a plugin
+                found += _scan_folder(folder, source, nested=False)
             continue
         meta = _read_plugin_yaml(folder)
         found.append(
@@ -104,11 +150,18 @@ def _scan_folder(root: Path, source: str) -> list[ProviderInfo]:
                 name=folder.name,
                 source=source,
                 path=folder,
-                version=str(meta.get("version") or ""),
-                description=str(meta.get("description") or ""),
+                version=_meta_text(meta.get("version")),
+                description=_meta_text(meta.get("description")),
+                package=None if code_dir == folder else code_dir,
             )
         )
     return found
+
+
+def _meta_text(value: Any) -> str:
+    if value is None or isinstance(value, dict | list):
+        return ""
+    return str(value)[:1000]
 
 
 def _entry_points() -> list[Any]:
@@ -237,14 +290,15 @@ def _module_name_for(info: ProviderInfo) -> str:
 
 
 def _import_folder(info: ProviderInfo) -> types.ModuleType:
-    assert info.path is not None
+    code_dir = info.code_dir
+    assert code_dir is not None
     module_name = _module_name_for(info)
-    init_file = info.path / "__init__.py"
+    init_file = code_dir / "__init__.py"
     loaded = sys.modules.get(module_name)
     if loaded is not None and Path(getattr(loaded, "__file__", "") or "") == init_file:
         return loaded
     spec = importlib.util.spec_from_file_location(
-        module_name, init_file, submodule_search_locations=[str(info.path)]
+        module_name, init_file, submodule_search_locations=[str(code_dir)]
     )
     if spec is None or spec.loader is None:
         raise ProviderLoadError(f"Cannot import the memory provider at {info.path}")

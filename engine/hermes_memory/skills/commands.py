@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _rows(ctx: CliContext, args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[str]]:
     scan = SkillIndex(ctx.home).scan()
     usage = read_usage(ctx.home)
-    warnings = list(scan.warnings) + ([usage.error] if usage.error else [])
+    warnings = list(scan.warnings) + ([usage.error] if usage.error else []) + list(usage.warnings)
     rows = []
     for skill in scan.skills:
         record = usage.record(skill.name)

@@ -16,11 +16,15 @@ import tempfile
 from pathlib import Path
 
 from ..home import HermesHome
+from ..safe_load import UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
 from .index import BUNDLED, Skill, SkillScan
-from .lifecycle import SkillOutcome, clear_skills_prompt_cache, find_skill
+from .lifecycle import SkillOutcome, after_change, find_skill
 from .roots import directory_escape_reason
 from .validation import skill_md_error
+
+#: The largest SKILL.md shown or replaced (the agent's limit is 100,000 characters).
+MAX_SKILL_BYTES = 4 * 1024 * 1024
 
 
 class SkillTextError(RuntimeError):
@@ -35,9 +39,11 @@ def revision_of(text: str) -> str:
 def read_skill_text(skill: Skill) -> str:
     path = skill.skill_md
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_SKILL_BYTES)
     except FileNotFoundError:
         raise SkillTextError(f"SKILL.md missing for '{skill.name}'") from None
+    except UnsafeDocument as exc:
+        raise SkillTextError(str(exc)) from None
     except OSError as exc:
         raise SkillTextError(f"could not read {path}: {exc.strerror}") from None
     try:
@@ -113,7 +119,9 @@ def edit_skill(
         )
     path = skill.skill_md
     try:
-        original = path.read_bytes()
+        original = read_bounded(path, MAX_SKILL_BYTES)
+    except UnsafeDocument as exc:
+        return SkillOutcome(False, str(exc), name)
     except OSError as exc:
         return SkillOutcome(False, f"could not read {path}: {exc.strerror}", name)
     if revision is not None:
@@ -135,5 +143,5 @@ def edit_skill(
         with contextlib.suppress(OSError):
             _write_bytes_atomically(path, original)
         return SkillOutcome(False, f"edit of '{name}' failed and was rolled back: {exc}", name)
-    clear_skills_prompt_cache(home)
+    after_change(home, "edit", name)
     return SkillOutcome(True, f"updated '{name}'", name, str(path))

@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from ..safe_load import FRONTMATTER_LIMITS, UnsafeDocument, load_yaml
+
 _CLOSING_FENCE = re.compile(r"\n---\s*\n")
 _LOADER = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 # The loaders' own table of implicit types (bool, int, float, null, timestamp, ...),
@@ -58,15 +60,24 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
 
 
 def load_frontmatter_mapping(yaml_text: str) -> dict[str, Any]:
+    return load_frontmatter_checked(yaml_text)[0]
+
+
+def load_frontmatter_checked(yaml_text: str) -> tuple[dict[str, Any], str | None]:
+    """``(mapping, problem)``: ``problem`` says why YAML over a safety limit (alias
+    expansion, depth, size; see :mod:`hermes_memory.safe_load`) was read with the naive
+    fallback instead; None otherwise."""
     try:
-        return _simple_mapping(yaml_text)
+        return _simple_mapping(yaml_text), None
     except _NotSimple:
         pass
     try:
-        parsed = yaml.load(yaml_text, Loader=_LOADER)  # noqa: S506 - a safe loader
+        parsed = load_yaml(yaml_text, FRONTMATTER_LIMITS, "its frontmatter", loader=_LOADER)
+    except UnsafeDocument as exc:
+        return naive_key_values(yaml_text), str(exc)
     except Exception:  # the agent falls back on any error, not only YAMLError
-        return naive_key_values(yaml_text)
-    return parsed if isinstance(parsed, dict) else {}
+        return naive_key_values(yaml_text), None
+    return (parsed if isinstance(parsed, dict) else {}), None
 
 
 def naive_key_values(yaml_text: str) -> dict[str, str]:

@@ -37,11 +37,13 @@ from typing import Any
 
 from ..config import load_config
 from ..home import HermesHome
-from .frontmatter import frontmatter_text, load_frontmatter_mapping
+from .frontmatter import frontmatter_text, load_frontmatter_checked, load_frontmatter_mapping
 from .roots import (
     BASE,
     EXCLUDED_DIRS,
     EXTERNAL,
+    MAX_WALK_DEPTH,
+    MAX_WALK_DIRS,
     PROFILE,
     SUPPORT_DIRS,
     HubLock,
@@ -49,7 +51,7 @@ from .roots import (
     is_strictly_inside,
     read_bundled_manifest,
     read_hub_lock,
-    skill_roots,
+    skill_roots_checked,
 )
 
 #: Characters of SKILL.md the index reads, as the agent does.
@@ -167,6 +169,7 @@ class _Parsed:
     tags: tuple[str, ...]
     related: tuple[str, ...]
     frontmatter_text: str | None
+    problem: str | None = None  # frontmatter over a safety limit, read naively
 
 
 def read_head(path: str, *, follow_links: bool = True) -> tuple[str, os.stat_result]:
@@ -236,7 +239,11 @@ _EMPTY: dict[str, Any] = {}
 
 def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
     yaml_text = frontmatter_text(text)
-    frontmatter = load_frontmatter_mapping(yaml_text) if yaml_text is not None else _EMPTY
+    problem = None
+    if yaml_text is None:
+        frontmatter = _EMPTY
+    else:
+        frontmatter, problem = load_frontmatter_checked(yaml_text)
     get = frontmatter.get
     hermes = _hermes_meta(frontmatter)
     name = _text(get("name")) or dir_name.strip()
@@ -252,7 +259,7 @@ def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
         tags = get("tags")
     return _Parsed(
         name, category, _text(get("description")), _string_list(tags), _string_list(related),
-        yaml_text,
+        yaml_text, problem,
     )
 
 
@@ -332,6 +339,7 @@ class SkillIndex:
         self._config: tuple[dict[str, Any], tuple[str, ...]] = ({}, ())
         self._config_loaded = False
         self._roots: tuple[int, list[SkillRoot]] | None = None
+        self._root_warnings: list[str] = []  # configured roots refused as too broad
         self._last: SkillScan | None = None
         self._last_found: list[tuple[SkillRoot, list[_Found]]] = []
         self.files_parsed = 0  # SKILL.md files read by the last scan (for tests and benches)
@@ -357,7 +365,8 @@ class SkillIndex:
     def _skill_roots(self, config: dict[str, Any]) -> list[SkillRoot]:
         # the same root objects while the config is unchanged, so identity checks work
         if self._roots is None or self._roots[0] != id(config):
-            self._roots = (id(config), skill_roots(self.home, config))
+            roots, self._root_warnings = skill_roots_checked(self.home, config)
+            self._roots = (id(config), roots)
         return self._roots[1]
 
     def scan(self, changed: Iterable[str | os.PathLike[str]] | None = None) -> SkillScan:
@@ -368,6 +377,7 @@ class SkillIndex:
         run = _Pass(time.time_ns(), [])
         config, config_warnings = self._load_config()
         roots = self._skill_roots(config)
+        config_warnings = (*config_warnings, *self._root_warnings)
         bundled = read_bundled_manifest(self.home)
         hub = read_hub_lock(self.home)
         self.files_parsed = 0
@@ -409,11 +419,16 @@ class SkillIndex:
         duplicates: list[Skill] = []
         by_name: dict[str, Skill] = {}
         for root, found in walked:
-            for rel_parts, directory, _skill_md, entry in found:
+            for rel_parts, directory, skill_md, entry in found:
                 if entry.__class__ is not _FileEntry:
                     if entry is not None:
                         run.warnings.append(entry)  # why the file was skipped
                     continue
+                if entry.parsed.problem is not None:  # a YAML bomb and the like
+                    run.warnings.append(
+                        f"{skill_md}: {entry.parsed.problem} Only its plain 'key: value' "
+                        "lines were read."
+                    )
                 skill = self._skill(root, directory, rel_parts, entry, bundled, hub)
                 if not skill.name:
                     continue
@@ -485,7 +500,16 @@ class SkillIndex:
         seen_dirs = run.seen_dirs
         seen_files = run.seen_files
         warnings = run.warnings
+        budget = MAX_WALK_DIRS  # bounds, so a root set too wide cannot crawl the disk
+        too_deep = False
         while stack:
+            budget -= 1
+            if budget < 0:
+                warnings.append(
+                    f"Stopped scanning {top} after {MAX_WALK_DIRS:,} folders; skills beyond "
+                    "them are not shown. Is this root set to a folder of skills?"
+                )
+                break
             directory, rel = stack.pop()
             listing = self._listing(directory, real_top, run, is_root=not rel)
             if listing is None:
@@ -517,7 +541,14 @@ class SkillIndex:
                     continue
                 if is_link and not _link_is_new(path, directory, followed_links):
                     continue
+                if len(rel) >= MAX_WALK_DEPTH:
+                    too_deep = True
+                    continue
                 stack.append((path, (*rel, name)))
+        if too_deep:
+            warnings.append(
+                f"Folders more than {MAX_WALK_DEPTH} levels below {top} were not scanned for skills."
+            )
         return found
 
     def _listing(

@@ -8,6 +8,17 @@ Archiving is how a skill is deleted: its directory moves to ``skills/.archive/<d
 Beyond upstream: the record also keeps ``archived_from`` (the directory relative to the
 skills root), so a restore puts a skill back in its category instead of flattening it.
 The agent ignores the field; restoring an archive it made falls back to the flat layout.
+A move and its record are one recoverable step (:mod:`.moves`): a process killed in
+between leaves an intent the next command finishes or undoes.
+
+Restore accepts every archive name found in the wild (``<name>``,
+``<name>-YYYYMMDDHHMMSS``, ``<name>-YYYYMMDD-HHMMSS``, ``<name>-YYYYMMDDTHHMMSSZ``,
+nested ``.archive/<category>/<skill>/``), knows a skill by its SKILL.md name (else its
+folder name without the timestamp), prefers the newest copy and never takes a sibling
+that only shares a prefix (``git`` is not ``git-helpers``).
+
+Each mutation ends in one place, :func:`after_change` (``after_move`` for archive and
+restore), where whatever must follow every change to a skill is done.
 
 Every function returns a :class:`SkillOutcome`; none raises for a refusal.
 """
@@ -24,8 +35,21 @@ from typing import Any
 
 from ..fileio import LockTimeout, atomic_write_text
 from ..home import HermesHome
+from ..safe_load import RECORD_LIMITS, UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
 from .index import BUNDLED, HUB, Skill, SkillIndex, SkillReadError, SkillScan, read_head
+from .moves import (
+    ARCHIVE,
+    RESTORE,
+    Move,
+    Recovery,
+    clear_intent,
+    crash_point,
+    record_move,
+    recover_locked,
+    relative,
+    write_intent,
+)
 from .roots import (
     BASE,
     EXCLUDED_DIRS,
@@ -37,16 +61,20 @@ from .roots import (
     unsafe_name_reason,
 )
 from .usage import (
-    STATE_ACTIVE,
-    STATE_ARCHIVED,
     UsageError,
     empty_record,
-    now_iso,
     read_usage,
     update_usage,
 )
+from .validation import name_error
 
-_TIMESTAMP_SUFFIX = re.compile(r"^(?P<base>.+)-(?P<stamp>\d{14})$")
+# The timestamp suffixes archives carry in the wild (issue 83580): 14 digits (the
+# curator), 8-6 digits (an LLM pass using date +%Y%m%d-%H%M%S), and an ISO-like form.
+_TIMESTAMP_SUFFIX = re.compile(
+    r"^(?P<base>.+)-(?P<stamp>\d{14}|\d{8}-\d{6}|\d{8}T\d{6}Z?)$"
+)
+#: How deep nested archives (``.archive/<category>/<skill>``) are looked for.
+_ARCHIVE_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -92,13 +120,37 @@ def find_skill(
     return scan, skill, None if skill else f"skill '{name}' not found"
 
 
+def after_change(home: HermesHome, action: str, name: str) -> None:
+    """Everything that follows a successful change to a skill (``pin``, ``unpin``,
+    ``archive``, ``restore``, ``edit``): the one place to hook in what every change
+    needs."""
+    del action, name  # not needed yet by the prompt cache
+    clear_skills_prompt_cache(home)  # every skill change invalidates the agent's index
+
+
+def after_move(home: HermesHome, move: Move) -> None:
+    """The steps after an archive or restore (also run for one finished on recovery)."""
+    if move.op == ARCHIVE and move.bundled:
+        _edit_suppressed(home, add=move.name)
+    elif move.op == RESTORE:
+        _edit_suppressed(home, remove=move.name)
+    after_change(home, move.op, move.name)
+
+
 # --- pin ---------------------------------------------------------------------------------
 def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: SkillScan | None = None) -> SkillOutcome:
-    """Record a person's pin (archive and delete refused) or lift it."""
+    """Record a person's pin (archive and delete refused) or lift it.
+
+    A name with no skill folder is pinned too, as upstream does (an archived skill, or
+    one the agent has not made yet: the pin then protects it from the start). It only
+    adds a record, so nothing can be lost; the name must be a valid skill name.
+    """
     verb = "pin" if pinned else "unpin"
     scan, skill, error = find_skill(home, name, scan)
-    if skill is None or scan is None:
+    if scan is None or (skill is None and error != f"skill '{name}' not found"):
         return _refuse(error or f"skill '{name}' not found", name)
+    if skill is None:
+        return _set_pin_record(home, name, pinned, None)
     if skill.provenance in (BUNDLED, HUB):
         return _refuse(
             f"'{name}' is bundled or hub-installed — cannot {verb} (only skills made in "
@@ -111,6 +163,20 @@ def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: SkillScan | N
             "built-in or external)",
             name,
         )
+    return _set_pin_record(home, name, pinned, skill)
+
+
+def _set_pin_record(home: HermesHome, name: str, pinned: bool, skill: Skill | None) -> SkillOutcome:
+    verb = "pin" if pinned else "unpin"
+    if skill is None:
+        if name in PROTECTED_SKILLS:
+            return _refuse(
+                f"could not {verb} '{name}' — the skill is not curation-eligible (protected "
+                "built-in or external)",
+                name,
+            )
+        if pinned and name_error(name):
+            return _refuse(f"skill '{name}' not found, and '{name}' is not a valid skill name", name)
 
     def apply(data: dict[str, Any]) -> bool:
         record = data.get(name)
@@ -124,17 +190,51 @@ def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: SkillScan | N
         return changed
 
     try:
-        changed = update_usage(home, apply)
-    except (UsageError, LockTimeout, OSError) as exc:
+        changed = _update_with_recovery(home, apply)
+    except (_Refused, UsageError, LockTimeout, OSError) as exc:
         return _refuse(f"could not {verb} '{name}': {exc}", name)
+    directory = skill.directory if skill is not None else None
     if not changed:
-        return SkillOutcome(True, f"'{name}' is already {verb}ned", name, skill.directory)
-    clear_skills_prompt_cache(home)  # every skill change invalidates the agent's index
+        if skill is None and not pinned:
+            return SkillOutcome(True, f"'{name}' was not pinned", name)
+        return SkillOutcome(True, f"'{name}' is already {verb}ned", name, directory)
+    after_change(home, verb, name)
     if pinned:
         message = f"pinned '{name}' (archive and delete are refused until it is unpinned)"
+        if skill is None:
+            message = (
+                f"pinned '{name}': no skill of that name is in use now (archived or not made "
+                "yet); the pin is recorded and protects it once it is"
+            )
     else:
         message = f"unpinned '{name}'"
-    return SkillOutcome(True, message, name, skill.directory)
+    return SkillOutcome(True, message, name, directory)
+
+
+def _update_with_recovery(home: HermesHome, mutate: Any, *, move_step: str | None = None) -> Any:
+    """:func:`update_usage` that first finishes a move an earlier process left half
+    done (it needs the same lock), and clears the intent file once the record is
+    written, still under the lock. ``move_step`` names the step of a move ``mutate``
+    itself makes (for :func:`crash_point` before its intent is cleared)."""
+    recovery: list[Recovery] = []
+
+    def apply(data: dict[str, Any]) -> Any:
+        found = recover_locked(home, data)
+        recovery.append(found)
+        if found.keep_intent:
+            raise _Refused(" ".join(found.notes))
+        return mutate(data)
+
+    def written() -> None:
+        if move_step is not None:
+            crash_point(move_step)  # 4. only the intent is left to clear
+        if move_step is not None or (recovery and recovery[0].found):
+            clear_intent(home)
+
+    result = update_usage(home, apply, after_write=written)
+    if recovery and recovery[0].finished is not None:
+        after_move(home, recovery[0].finished)
+    return result
 
 
 def pin_skill(home: HermesHome, name: str, **kwargs: Any) -> SkillOutcome:
@@ -197,37 +297,45 @@ def archive_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
     archive_dir = home.skills_archive_dir
     if not _stays_inside(archive_dir, home.skills_dir):
         return _refuse(f"{archive_dir} leads outside {home.skills_dir}; refusing to archive", name)
-    moved: list[tuple[Path, Path]] = []
+    moves: list[Move] = []
+    moved: list[bool] = []
 
     def apply(data: dict[str, Any]) -> Path:
         record = data.get(name)
         if record is not None and isinstance(record, dict) and record.get("pinned"):
             raise _Refused(f"'{name}' is pinned — unpin it first (hermes curator unpin {name})")
+        if not os.path.isdir(skill.directory):
+            raise _Refused(f"skill '{name}' moved meanwhile; refresh and try again")
         archive_dir.mkdir(parents=True, exist_ok=True)
         dest = _archive_destination(archive_dir, skill.dir_name)
         if dest is None:
             raise _Refused(f"an archive of '{name}' was made this second; try again")
-        os.rename(skill.directory, dest)
-        moved.append((Path(skill.directory), dest))
-        if not isinstance(record, dict):
-            record = data[name] = empty_record()
-        record["state"] = STATE_ARCHIVED
-        record["archived_at"] = now_iso()
-        record["archived_from"] = skill.rel_dir
+        move = Move(
+            ARCHIVE, name, relative(home, skill.directory), relative(home, dest),
+            archived_from=skill.rel_dir,
+            bundled=skill.provenance == BUNDLED,
+        )
+        moves.append(move)
+        write_intent(home, move)  # 1. intent first: a kill from here on is recoverable
+        crash_point("archive:intent")
+        os.rename(skill.directory, dest)  # 2. the commit point
+        moved.append(True)
+        crash_point("archive:moved")
+        record_move(data, move)  # 3. the record, written when this returns
         return dest
 
     try:
-        dest = update_usage(home, apply)
+        dest = _update_with_recovery(home, apply, move_step="archive:recorded")
     except _Refused as exc:
         return _refuse(str(exc), name)
     except (UsageError, LockTimeout, OSError) as exc:
-        for original, dest in moved:  # the record was not written: put the skill back
+        if moved:  # the record was not written: put the skill back
             with contextlib.suppress(OSError):
-                os.rename(dest, original)
+                os.rename(home.skills_dir / moves[0].dest, skill.directory)
+        if moves:
+            clear_intent(home)
         return _refuse(f"could not archive '{name}': {exc}", name)
-    if skill.provenance == BUNDLED:
-        _edit_suppressed(home, add=name)
-    clear_skills_prompt_cache(home)
+    after_move(home, moves[0])
     return SkillOutcome(
         True, f"archived '{name}' — restore with: hermes curator restore {name}", name, str(dest)
     )
@@ -241,11 +349,11 @@ def _edit_suppressed(home: HermesHome, *, add: str | None = None, remove: str | 
     """Add or drop one name in ``.curator_suppressed``, keeping every other line as is."""
     path = home.curator_suppressed
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_bounded(path, RECORD_LIMITS.max_bytes).decode("utf-8").splitlines()
     except FileNotFoundError:
         lines = []
-    except (OSError, UnicodeDecodeError):
-        return
+    except (OSError, UnicodeDecodeError, UnsafeDocument):
+        return  # never rewrite a file we could not read whole
     names = [line.strip() for line in lines]
     if add is not None and add not in names:
         lines.append(add)
@@ -281,6 +389,12 @@ def _plain_dir_name(dir_name: str) -> str:
     return match.group("base") if match else dir_name
 
 
+def _stamp_key(dir_name: str) -> str:
+    """The archive time as 14 digits for ordering; "" for an undated (oldest) copy."""
+    match = _TIMESTAMP_SUFFIX.match(dir_name)
+    return re.sub(r"\D", "", match.group("stamp"))[:14] if match else ""
+
+
 def _archived_name(directory: Path) -> str:
     try:
         text, _ = read_head(str(directory / "SKILL.md"))
@@ -292,32 +406,36 @@ def _archived_name(directory: Path) -> str:
     return name or _plain_dir_name(directory.name)
 
 
+def _archive_folders(archive_dir: Path) -> list[Path]:
+    """Every folder under the archive holding a SKILL.md (nested ones too, as older
+    agents and imports left them), never through a link, at most a few levels deep."""
+    found: list[Path] = []
+    stack = [(archive_dir, 0)]
+    while stack:
+        directory, depth = stack.pop()
+        try:
+            children = sorted(directory.iterdir())
+        except OSError:
+            continue
+        for child in children:
+            if child.is_symlink() or not child.is_dir() or child.name in EXCLUDED_DIRS - {".archive"}:
+                continue
+            if (child / "SKILL.md").is_file():
+                found.append(child)  # a skill's own subfolders are not searched
+            elif depth + 1 < _ARCHIVE_DEPTH:
+                stack.append((child, depth + 1))
+    return found
+
+
 def list_archived(home: HermesHome) -> list[ArchivedSkill]:
-    """Skills in ``skills/.archive`` (also one category level deep, as older agents left
-    them), newest archive first for each name."""
+    """Skills in ``skills/.archive`` (nested ones too), newest archive first for each
+    name. Each ``name`` round-trips through :func:`restore_skill`."""
     archive_dir = home.skills_archive_dir
     if not _stays_inside(archive_dir, home.skills_dir):
         return []  # never read through a link out of the skills root
     usage = read_usage(home)
     found: list[ArchivedSkill] = []
-    try:
-        entries = sorted(archive_dir.iterdir())
-    except OSError:
-        return []
-    candidates: list[Path] = []
-    for entry in entries:
-        if entry.is_symlink() or not entry.is_dir():
-            continue
-        if (entry / "SKILL.md").is_file():
-            candidates.append(entry)
-            continue
-        with contextlib.suppress(OSError):
-            candidates.extend(
-                child
-                for child in sorted(entry.iterdir())
-                if not child.is_symlink() and (child / "SKILL.md").is_file()
-            )
-    for directory in candidates:
+    for directory in _archive_folders(archive_dir):
         name = _archived_name(directory)
         record = usage.record(name)
         archived_from = record.get("archived_from")
@@ -331,32 +449,36 @@ def list_archived(home: HermesHome) -> list[ArchivedSkill]:
             )
         )
 
-    def order(item: ArchivedSkill) -> tuple[str, int, str]:
-        stamp = _TIMESTAMP_SUFFIX.match(item.dir_name)
-        # the plain copy is the oldest archive; timestamped ones are newer, newest first
-        return (item.name, 0 if stamp else 1, "" if not stamp else _invert(stamp.group("stamp")))
+    def order(item: ArchivedSkill) -> tuple[str, str, str]:
+        # the undated copy is the oldest archive; dated ones are newer, newest first
+        return (item.name, _invert(_stamp_key(item.dir_name)), item.path)
 
     found.sort(key=order)
     return found
 
 
 def _invert(digits: str) -> str:
-    return "".join(str(9 - int(char)) for char in digits)
+    # "" (undated) sorts after every dated copy
+    return "".join(str(9 - int(char)) for char in digits) if digits else "~"
 
 
-def _pick_archive(archived: list[ArchivedSkill], name: str) -> ArchivedSkill | None:
-    by_dir = [item for item in archived if item.dir_name == name]
-    if by_dir:
-        return by_dir[0]
-    by_name = [item for item in archived if item.name == name]
-    if by_name:
-        return by_name[0]
-    stamped = [
-        item
-        for item in archived
-        if (match := _TIMESTAMP_SUFFIX.match(item.dir_name)) and match.group("base") == name
-    ]
-    return stamped[0] if stamped else None
+def _pick_archive(archived: list[ArchivedSkill], name: str) -> tuple[ArchivedSkill | None, list[ArchivedSkill]]:
+    """``(copy to restore, other copies of that skill)``. A request naming one dated
+    folder exactly takes that copy; otherwise the newest copy whose name (SKILL.md
+    name, else folder name without its timestamp) is the request. Never a folder whose
+    name merely starts with it."""
+    exact = [item for item in archived if item.dir_name == name and _TIMESTAMP_SUFFIX.match(name)]
+    if exact:
+        chosen = exact[0]
+    else:
+        by_name = [item for item in archived if item.name == name]
+        if not by_name:
+            by_name = [item for item in archived if item.dir_name == name]
+        if not by_name:
+            return None, []
+        chosen = by_name[0]  # list_archived puts the newest first
+    others = [item for item in archived if item.name == chosen.name and item is not chosen]
+    return chosen, others
 
 
 def _stays_inside(path: Path, root: Path) -> bool:
@@ -368,7 +490,8 @@ def _stays_inside(path: Path, root: Path) -> bool:
 
 def _restore_target(home: HermesHome, item: ArchivedSkill) -> Path:
     """Where a skill goes back: its recorded place when that is a safe relative path
-    (no ``..``, not absolute, no link out of the root), else the top of the root."""
+    (no ``..``, not absolute, no link out of the root), else the top of the root under
+    its folder name without a timestamp."""
     root = home.skills_dir
     recorded = item.archived_from
     if recorded and not os.path.isabs(recorded):
@@ -387,7 +510,7 @@ def restore_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
     reason = unsafe_name_reason(name)
     if reason:
         return _refuse(reason, name)
-    item = _pick_archive(list_archived(home), name)
+    item, others = _pick_archive(list_archived(home), name)
     if item is None:
         return _refuse(f"skill '{name}' not found in archive", name)
     restored = item.name
@@ -416,36 +539,52 @@ def restore_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
     dest = _restore_target(home, item)
     if os.path.lexists(dest):
         return _refuse(f"destination already exists: {dest}; move it away first", name)
+    moves: list[Move] = []
     made_dirs: list[Path] = []
-    renamed: list[bool] = []
+    moved: list[bool] = []
 
     def apply(data: dict[str, Any]) -> None:
+        if not os.path.isdir(source) or os.path.lexists(dest):
+            raise _Refused(f"the archive of '{restored}' changed meanwhile; try again")
         missing = []
         parent = dest.parent
         while not parent.exists():
             missing.append(parent)
             parent = parent.parent
+        move = Move(
+            RESTORE, restored, relative(home, source), relative(home, dest),
+            made_dirs=[relative(home, directory) for directory in reversed(missing)],
+        )
+        moves.append(move)
+        write_intent(home, move)  # 1. intent first: a kill from here on is recoverable
+        crash_point("restore:intent")
         for directory in reversed(missing):  # a category emptied since the archive
             directory.mkdir()
             made_dirs.append(directory)
-        os.rename(source, dest)
-        renamed.append(True)
-        record = data.get(restored)
-        if not isinstance(record, dict):
-            record = data[restored] = empty_record()
-        record["state"] = STATE_ACTIVE
-        record["archived_at"] = None
-        record.pop("archived_from", None)
+        os.rename(source, dest)  # 2. the commit point
+        moved.append(True)
+        crash_point("restore:moved")
+        record_move(data, move)  # 3. the record, written when this returns
 
     try:
-        update_usage(home, apply)
+        _update_with_recovery(home, apply, move_step="restore:recorded")
+    except _Refused as exc:
+        return _refuse(str(exc), name)
     except (UsageError, LockTimeout, OSError) as exc:
         with contextlib.suppress(OSError):  # the record was not written: undo the move
-            if renamed:
+            if moved:
                 os.rename(dest, source)
             for directory in reversed(made_dirs):
                 directory.rmdir()
+        if moves:
+            clear_intent(home)
         return _refuse(f"could not restore '{name}': {exc}", name)
-    _edit_suppressed(home, remove=restored)
-    clear_skills_prompt_cache(home)
-    return SkillOutcome(True, f"restored '{restored}' to {dest}", restored, str(dest))
+    after_move(home, moves[0])
+    message = f"restored '{restored}' to {dest}"
+    if others:
+        message += (
+            f" ({len(others)} other archived cop{'y' if len(others) == 1 else 'ies'} kept: "
+            + ", ".join(item.dir_name for item in others)
+            + ")"
+        )
+    return SkillOutcome(True, message, restored, str(dest))

@@ -12,17 +12,23 @@ Three kinds of root, scanned in this order (the first skill seen with a name win
     as base too) and hub installs (listed in ``.hub/lock.json``).
 ``external``
     ``skills.external_dirs`` from config.yaml: read-only to us, as to the curator.
+
+A configured root that would make a scan walk far more than skills (the filesystem
+root, the user's home folder, or any folder that holds it or the Hermes home) is
+refused with a warning, and every walk is bounded (:data:`MAX_WALK_DEPTH` folders deep,
+:data:`MAX_WALK_DIRS` folders per root): a mistyped setting must not make every command
+crawl the disk.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..home import HermesHome
+from ..safe_load import RECORD_LIMITS, UnsafeDocument, load_json_file, read_bounded
 
 BASE = "base"
 PROFILE = "profile"
@@ -34,6 +40,7 @@ EXCLUDED_DIRS = frozenset(
         ".git", ".github", ".hub", ".archive", ".venv", "venv", "node_modules",
         "site-packages", "__pycache__", ".tox", ".nox", ".pytest_cache", ".mypy_cache",
         ".ruff_cache", ".locks",
+        ".worktrees",  # git worktrees of a skill under development: copies, not skills
     }
 )
 #: A skill's own support folders: their SKILL.md files are documents, not skills.
@@ -43,6 +50,12 @@ PROTECTED_SKILLS = frozenset({"plan"})
 
 BASE_DIR_KEY = "skills.base_dir"
 EXTERNAL_DIRS_KEY = "skills.external_dirs"
+#: Skills sit at ``[<category>/...]<skill>/SKILL.md``; nothing real is deeper than this.
+MAX_WALK_DEPTH = 10
+#: External skill folders scanned at most (each is a root walked on every scan).
+MAX_EXTERNAL_DIRS = 64
+#: Folders one scan visits per root before it stops with a warning.
+MAX_WALK_DIRS = 200_000
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,26 @@ def _configured_path(home: HermesHome, value: Any) -> Path | None:
 
 def skill_roots(home: HermesHome, config: dict[str, Any]) -> list[SkillRoot]:
     """The roots to scan, in priority order, without duplicates (by real path)."""
+    return skill_roots_checked(home, config)[0]
+
+
+def broad_root_reason(home: HermesHome, path: Path) -> str | None:
+    """Why ``path`` is too broad to scan for skills, or None."""
+    real = os.path.realpath(path)
+    if os.path.dirname(real) == real:
+        return f"{path} is the root of the filesystem"
+    user_home = os.path.realpath(os.path.expanduser("~"))
+    for other, label in ((user_home, "your home folder"), (os.path.realpath(home.path), "the Hermes home")):
+        if other == real:
+            return f"{path} is {label} itself"
+        if is_strictly_inside(other, real):
+            return f"{path} holds {label} ({other})"
+    return None
+
+
+def skill_roots_checked(home: HermesHome, config: dict[str, Any]) -> tuple[list[SkillRoot], list[str]]:
+    """:func:`skill_roots` and a warning for each configured root refused as too broad."""
+    warnings: list[str] = []
     skills = _section(config, "skills")
     candidates: list[SkillRoot] = []
     base = _configured_path(home, skills.get("base_dir"))
@@ -79,6 +112,12 @@ def skill_roots(home: HermesHome, config: dict[str, Any]) -> list[SkillRoot]:
     if isinstance(external, str):
         external = [external]
     if isinstance(external, list):
+        if len(external) > MAX_EXTERNAL_DIRS:
+            warnings.append(
+                f"{EXTERNAL_DIRS_KEY} lists {len(external):,} folders; only the first "
+                f"{MAX_EXTERNAL_DIRS} are scanned."
+            )
+            external = external[:MAX_EXTERNAL_DIRS]
         for value in external:
             path = _configured_path(home, value)
             if path is not None:
@@ -86,10 +125,19 @@ def skill_roots(home: HermesHome, config: dict[str, Any]) -> list[SkillRoot]:
     roots: list[SkillRoot] = []
     seen: set[str] = set()
     for root in candidates:
+        if root.label != PROFILE:
+            reason = broad_root_reason(home, root.path)
+            if reason:
+                key = BASE_DIR_KEY if root.label == BASE else EXTERNAL_DIRS_KEY
+                warnings.append(
+                    f"{key}: {reason}; scanning it would walk far more than skills, so it "
+                    "is skipped. Point it at a folder of skills."
+                )
+                continue
         if root.real not in seen:
             seen.add(root.real)
             roots.append(root)
-    return roots
+    return roots, warnings
 
 
 def prune_builtins_enabled(config: dict[str, Any]) -> bool:
@@ -104,8 +152,8 @@ def prune_builtins_enabled(config: dict[str, Any]) -> bool:
 def read_bundled_manifest(home: HermesHome) -> frozenset[str]:
     """Names in ``.bundled_manifest`` (one ``name:hash`` per line); empty if unreadable."""
     try:
-        text = home.bundled_manifest.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_bounded(home.bundled_manifest, RECORD_LIMITS.max_bytes).decode("utf-8", "replace")
+    except (OSError, UnsafeDocument):
         return frozenset()
     names = (line.split(":", 1)[0].strip() for line in text.splitlines())
     return frozenset(name for name in names if name)
@@ -119,8 +167,8 @@ class HubLock:
 
 def read_hub_lock(home: HermesHome) -> HubLock:
     try:
-        data = json.loads(home.hub_lock_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = load_json_file(home.hub_lock_file, RECORD_LIMITS)
+    except (OSError, UnsafeDocument):
         return HubLock(frozenset(), frozenset())
     installed = data.get("installed") if isinstance(data, dict) else None
     if not isinstance(installed, dict):

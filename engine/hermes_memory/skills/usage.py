@@ -5,11 +5,17 @@ agent's lock), re-read the file under it, keep every field and record we do not 
 and go through temp file + ``os.replace`` with ``indent=2, sort_keys=True``, exactly as
 the agent writes it. A file that does not parse is reported and never overwritten: the
 agent's own loader would silently treat it as empty and lose everything in it.
+
+Reads are bounded (:data:`~hermes_memory.safe_load.USAGE_LIMITS`), and a value of a
+known field that no reader can use (``Infinity``, ``NaN``, a huge or overlong number,
+a list where a count belongs) is left out of what :func:`read_usage` returns, with a
+warning; it stays in the file untouched.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -17,8 +23,20 @@ from typing import Any, TypeVar
 
 from ..fileio import DEFAULT_LOCK_TIMEOUT, atomic_write_text, file_lock
 from ..home import HermesHome
+from ..safe_load import (
+    USAGE_LIMITS,
+    UnsafeDocument,
+    check_structure,
+    describe,
+    finite_number,
+    load_json,
+    read_bounded,
+)
 
 T = TypeVar("T")
+
+#: Where an archive or restore records its intent (see :mod:`.moves`).
+MOVE_INTENT_FILE = ".skill_move.json"
 
 STATE_ACTIVE = "active"
 STATE_STALE = "stale"
@@ -74,7 +92,10 @@ def to_epoch(value: Any) -> int | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float):
-        return int(value)
+        try:
+            return int(value)
+        except (OverflowError, ValueError):  # inf, nan
+            return None
     return None
 
 
@@ -84,7 +105,7 @@ def _string_to_epoch(value: str) -> int | None:
         return None
     try:
         return int(float(text))
-    except ValueError:
+    except (ValueError, OverflowError):
         pass
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
@@ -103,7 +124,7 @@ def count_value(value: Any) -> int:
         return int(value)
     try:
         return int(value or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 0
 
 
@@ -140,33 +161,60 @@ class UsageSnapshot:
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     exists: bool = False
     error: str | None = None
+    warnings: tuple[str, ...] = ()  # values left out because no reader can use them
 
     def record(self, name: str) -> dict[str, Any]:
         return self.records.get(name) or {}
 
 
-def _decode(home: HermesHome, raw: bytes) -> dict[str, Any]:
+def _decode(home: HermesHome, raw: bytes, *, for_writing: bool = False) -> dict[str, Any]:
+    """The parsed file, bounded (its depth checked only when the text is not plainly a
+    mapping of flat records: walking 10,000 records would cost more than parsing them)."""
     path = home.skills_usage_file
     try:
-        data = json.loads(raw.decode("utf-8-sig")) if raw.strip() else {}
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text; fix or move it aside.") from None
-    except ValueError as exc:
-        raise UsageError(
-            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); fix or move it "
-            "aside. Nothing was changed."
-        ) from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{path} does not hold a JSON object; fix or move it aside.")
+        if not raw.strip():
+            return {}
+        data = load_json(raw, USAGE_LIMITS, str(path), overlong_numbers=not for_writing, check=False)
+        if not isinstance(data, dict):
+            raise UsageError(f"{path} does not hold a JSON object; fix or move it aside.")
+        if not _plainly_fine(data):
+            check_structure(data, USAGE_LIMITS, str(path))
+    except UnsafeDocument as exc:
+        raise UsageError(f"{exc} Fix or move it aside; nothing was changed.") from None
     return data
 
 
-def read_usage(home: HermesHome) -> UsageSnapshot:
-    """The current records; a missing file is empty, a broken one gives ``error``."""
+def _read_raw(path: Any) -> bytes:
     try:
-        raw = home.skills_usage_file.read_bytes()
+        return read_bounded(path, USAGE_LIMITS.max_bytes)
+    except UnsafeDocument as exc:
+        raise UsageError(f"{exc} Nothing was changed.") from None
+
+
+def read_usage(home: HermesHome) -> UsageSnapshot:
+    """The current records; a missing file is empty, a broken one gives ``error``.
+
+    An archive or restore an earlier process left half done is finished first (see
+    :mod:`.moves`); what that did is among the ``warnings``.
+    """
+    notes: list[str] = []
+    if os.path.lexists(home.skills_dir / MOVE_INTENT_FILE):
+        from .moves import reconcile_moves  # moves writes through this module
+
+        notes = [f"skills: {note}." for note in reconcile_moves(home)]
+    snapshot = _read_usage(home)
+    if notes:
+        snapshot = UsageSnapshot(snapshot.records, snapshot.exists, snapshot.error, (*notes, *snapshot.warnings))
+    return snapshot
+
+
+def _read_usage(home: HermesHome) -> UsageSnapshot:
+    try:
+        raw = _read_raw(home.skills_usage_file)
     except FileNotFoundError:
         return UsageSnapshot()
+    except UsageError as exc:
+        return UsageSnapshot(exists=True, error=str(exc))
     except OSError as exc:
         return UsageSnapshot(exists=True, error=f"Could not read {home.skills_usage_file}: {exc.strerror}")
     try:
@@ -174,7 +222,93 @@ def read_usage(home: HermesHome) -> UsageSnapshot:
     except UsageError as exc:
         return UsageSnapshot(exists=True, error=str(exc))
     records = {str(key): value for key, value in data.items() if isinstance(value, dict)}
-    return UsageSnapshot(records=records, exists=True)
+    if _plainly_fine(data):
+        return UsageSnapshot(records=records, exists=True)
+    problems: list[str] = []
+    records = {name: _usable(name, record, problems) for name, record in records.items()}
+    warnings = ()
+    if problems:
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        warnings = (
+            f"{home.skills_usage_file}: ignored {len(problems)} unusable value(s) ({shown}). "
+            "They are left in the file; fix them by hand.",
+        )
+    return UsageSnapshot(records=records, exists=True, warnings=warnings)
+
+
+# --- per-key checks of what read_usage returns ------------------------------------------
+_MAX_COUNT = 10**12
+_MAX_EPOCH = 10**11  # seconds: the year 5138
+
+
+def _count_ok(value: Any) -> bool:
+    return value is None or finite_number(value, 0, _MAX_COUNT) or (
+        isinstance(value, str) and len(value) <= 256
+    )
+
+
+def _time_ok(value: Any) -> bool:
+    return (
+        value is None
+        or (isinstance(value, str) and len(value) <= 256)
+        or finite_number(value, -_MAX_EPOCH, _MAX_EPOCH)
+    )
+
+
+def _short_text_ok(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and len(value) <= 256)
+
+
+def _flag_ok(value: Any) -> bool:
+    return (
+        value is None
+        or isinstance(value, bool)
+        or (isinstance(value, int) and value in (0, 1))
+        or (isinstance(value, str) and len(value) <= 16)
+    )
+
+
+_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "use_count": _count_ok,
+    "view_count": _count_ok,
+    "patch_count": _count_ok,
+    **{key: _time_ok for key in (*TIMESTAMP_PRIORITY, "archived_at")},
+    "state": _short_text_ok,
+    "created_by": _short_text_ok,
+    "agent_created": _flag_ok,
+    "pinned": _flag_ok,
+    "archived_from": lambda value: value is None or (isinstance(value, str) and len(value) <= 4096),
+}
+_PLAIN_SCALARS = (str, bool, type(None))
+
+
+def _plainly_fine(data: dict[str, Any]) -> bool:
+    """True when every record holds only short text, flags, nulls and small whole
+    numbers (nothing nested): the usual file, which needs no further checks."""
+    for record in data.values():
+        if record.__class__ is not dict:
+            if isinstance(record, dict | list):
+                return False
+            continue
+        for value in record.values():
+            cls = value.__class__
+            if cls is str:
+                if len(value) > 256:
+                    return False
+            elif cls is int:
+                if not 0 <= value <= _MAX_COUNT:
+                    return False
+            elif cls is not bool and value is not None:
+                return False
+    return True
+
+
+def _usable(name: str, record: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    bad = [key for key, value in record.items() if key in _CHECKS and not _CHECKS[key](value)]
+    if not bad:
+        return record
+    problems.extend(f"{key} of '{name[:60]}' is {describe(record[key])}" for key in bad)
+    return {key: value for key, value in record.items() if key not in bad}
 
 
 def serialise(data: dict[str, Any]) -> str:
@@ -186,26 +320,31 @@ def update_usage(
     mutate: Callable[[dict[str, Any]], T],
     *,
     timeout: float = DEFAULT_LOCK_TIMEOUT,
+    after_write: Callable[[], None] | None = None,
 ) -> T:
     """Run ``mutate(data)`` on the whole file under the lock and write it back if changed.
 
     Raises :class:`UsageError` (nothing written) when the file is broken, and whatever
     ``mutate`` raises. The file is only rewritten when its content actually changed.
+    ``after_write`` runs once the file is written (or found unchanged), still under
+    the lock.
     """
     path = home.skills_usage_file
     with file_lock(path, timeout=timeout):
         try:
-            raw = path.read_bytes()
+            raw = _read_raw(path)
         except FileNotFoundError:
             raw = b""
         except OSError as exc:
             raise UsageError(f"Could not read {path}: {exc.strerror}") from None
-        data = _decode(home, raw)
+        data = _decode(home, raw, for_writing=True)
         before = serialise(data)
         result = mutate(data)
         after = serialise(data)
         if after != before:
             atomic_write_text(path, after, temp_prefix=".usage_")
+        if after_write is not None:
+            after_write()
         return result
 
 

@@ -12,6 +12,7 @@ import re
 
 import yaml
 
+from ..safe_load import FRONTMATTER_LIMITS, UnsafeDocument, load_yaml
 from .frontmatter import split_frontmatter
 
 MAX_NAME_LENGTH = 64
@@ -53,9 +54,11 @@ def skill_md_error(content: str, *, allow_name: str | None = None) -> str | None
     if yaml_text is None:
         return "SKILL.md frontmatter is not closed. Add a closing '---' line."
     try:
-        parsed = yaml.safe_load(yaml_text)
+        parsed = load_yaml(yaml_text, FRONTMATTER_LIMITS, "The frontmatter", loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         return f"YAML frontmatter parse error: {_one_line(exc)}"
+    except UnsafeDocument as exc:
+        return str(exc)
     if not isinstance(parsed, dict):
         return "Frontmatter must be a YAML mapping (key: value pairs)."
     if "name" not in parsed:

@@ -84,10 +84,37 @@ def test_memory_detail(mem):
     assert node_detail(mem.home, "memory:profile:1") == {"ok": False, "message": STALE}
 
 
-def test_legacy_three_part_ids_still_edit_by_position(mem):
-    assert edit_node(mem.home, "memory:memory:2", "gamma, via an old id")["ok"] is True
-    assert memory_text(mem) == ENTRY_DELIMITER.join(["alpha note", "beta note", "gamma, via an old id"])
-    assert delete_node(mem.home, "memory:profile:3") == {"ok": True, "message": "deleted memory from USER.md"}
+def test_legacy_three_part_ids_delete_by_position_is_refused(mem):
+    """Issue 10: ``node delete memory:memory:0`` twice deleted two different entries,
+    both "successful". A positional id cannot prove which entry the caller saw, so edit
+    and delete refuse it, naming the full id of the entry now at that position."""
+    before = memory_text(mem)
+    for _ in range(2):
+        result = delete_node(mem.home, "memory:memory:0")
+        assert result["ok"] is False
+        assert f"memory:memory:0:{fingerprint('alpha note')}" in result["message"]
+        assert "'alpha note'" in result["message"]
+    result = edit_node(mem.home, "memory:memory:2", "gamma, via an old id")
+    assert result["ok"] is False and f"memory:memory:2:{fingerprint('gamma note')}" in result["message"]
+    assert delete_node(mem.home, "memory:profile:3")["ok"] is False
+    assert memory_text(mem) == before
+    assert mem.home.user_file.read_text(encoding="utf-8") == "likes tea"
+    # the full id it names does the change, once
+    full_id = f"memory:memory:0:{fingerprint('alpha note')}"
+    assert delete_node(mem.home, full_id)["ok"] is True
+    assert delete_node(mem.home, full_id) == {"ok": False, "message": STALE}
+    assert memory_text(mem) == ENTRY_DELIMITER.join(["beta note", "gamma note"])
+
+
+def test_legacy_three_part_ids_are_refused_by_the_cli_too(mem):
+    import io
+
+    from hermes_memory.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["--home", str(mem.home.path), "node", "delete", "memory:memory:0"], stdout=out, stderr=err)
+    assert code == 1 and "use its full id: memory:memory:0:" in err.getvalue()
+    assert memory_text(mem) == ENTRY_DELIMITER.join(["alpha note", "beta note", "gamma note"])
 
 
 def test_memory_edit_and_delete(mem):

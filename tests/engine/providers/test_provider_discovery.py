@@ -293,3 +293,59 @@ def test_create_memory_manager_builds_the_builtin_provider_from_the_home(home):
         and builtin.memory_enabled
         and builtin.user_profile_enabled
     )
+
+
+# --- issue 11 §4: a provider laid out as an installed package --------------------------
+def test_provider_plugin_laid_out_as_a_package_is_discovered(home):
+    """``plugins/mimir/plugin.yaml`` plus ``plugins/mimir/hermes_mimir/__init__.py`` and no
+    root ``__init__.py`` (how pip-style providers ship): found under the folder's name,
+    metadata from the root plugin.yaml, code imported from the package, with its
+    relative imports working."""
+    folder = home.plugins_dir / "mimir"
+    write_plugin(folder, "hermes_mimir", ECHO_INIT, {"words.py": 'PREFIX = "mimir: "\n'})
+    write_plugin(folder, "aaa_helpers", '"""Helpers, no provider here."""\n')
+    (folder / "plugin.yaml").write_text("name: mimir\nversion: 2.1.0\ndescription: Mimir\n")
+    (folder / "pyproject.toml").write_text("[project]\nname = 'hermes-mimir'\n")
+    info = find_provider("mimir", home)
+    assert info is not None and info.source == "user"
+    assert (info.version, info.description) == ("2.1.0", "Mimir")
+    assert info.path == folder and info.package == folder / "hermes_mimir"
+    provider = load_provider(info, home)
+    assert provider.prefetch("q") == "mimir: q"
+
+
+def test_a_package_named_after_the_plugin_is_preferred_over_other_provider_packages(home):
+    folder = home.plugins_dir / "my-store"
+    write_plugin(folder, "a_first", ECHO_INIT, {"words.py": 'PREFIX = "wrong: "\n'})
+    write_plugin(folder, "my_store", ECHO_INIT, {"words.py": 'PREFIX = "right: "\n'})
+    (folder / "plugin.yaml").write_text("name: my-store\n")
+    info = find_provider("my-store", home)
+    assert info.package == folder / "my_store"
+    assert load_provider(info, home).prefetch("q") == "right: q"
+
+
+def test_a_folder_with_neither_root_init_nor_a_provider_package_is_not_a_provider(home):
+    folder = home.plugins_dir / "docs-only"
+    write_plugin(folder, "pkg", '"""No marker."""\n')
+    (folder / "plugin.yaml").write_text("name: docs-only\n")
+    assert find_provider("docs-only", home) is None
+
+
+def test_a_yaml_bomb_in_plugin_yaml_is_ignored_quickly_and_the_provider_still_found(home):
+    folder = write_plugin(home.plugins_dir, "bomb", ECHO_INIT, {"words.py": 'PREFIX = ""\n'})
+    lines = ['l0: &l0 ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 12)]
+    (folder / "plugin.yaml").write_text("\n".join(lines) + "\ndescription: *l11\n")
+    info = find_provider("bomb", home)
+    assert info is not None and info.description == ""
+
+
+def test_a_provider_nested_under_a_category_folder_is_discovered(home):
+    """``plugins/memory/<name>/`` loads at runtime in the agent (upstream issue 48822);
+    discovery finds it too, one category level deep, never deeper."""
+    write_plugin(home.plugins_dir / "memory", "nested-echo", ECHO_INIT, {"words.py": 'PREFIX = "n: "\n'})
+    write_plugin(home.plugins_dir / "a" / "b", "too-deep", ECHO_INIT, {"words.py": 'PREFIX = ""\n'})
+    info = find_provider("nested-echo", home)
+    assert info is not None and info.path == home.plugins_dir / "memory" / "nested-echo"
+    assert load_provider(info, home).prefetch("q") == "n: q"
+    assert find_provider("too-deep", home) is None

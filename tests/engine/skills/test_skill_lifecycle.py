@@ -97,7 +97,7 @@ def test_unpin_without_a_record_writes_nothing(curated):
         ("builtin-x", "'builtin-x' is bundled or hub-installed — cannot pin (only skills made in this profile take part in curation)"),
         ("base-tool", "'base-tool' is bundled or hub-installed — cannot pin (only skills made in this profile take part in curation)"),
         ("ext-skill", "could not pin 'ext-skill' — the skill is not curation-eligible (protected built-in or external)"),
-        ("missing", "skill 'missing' not found"),
+        ("Not A Name", "skill 'Not A Name' not found, and 'Not A Name' is not a valid skill name"),
         ("../flat-note", "'../flat-note' is not a skill name (no paths or ':' in skill names)"),
         ("/etc", "'/etc' is not a skill name (no paths or ':' in skill names)"),
         ("..", "'..' is not a skill name"),
@@ -109,6 +109,28 @@ def test_pin_refusals(curated, name, message):
     result = pin_skill(curated.home, name)
     assert (result.ok, result.message) == (False, message)
     assert curated.home.skills_usage_file.read_bytes() == before
+
+
+def test_pinning_a_name_with_no_skill_folder_records_the_pin_as_upstream(curated):
+    """Issue 11 §4: upstream's ``curator pin`` records ``pinned: true`` for any name. It
+    only adds a record (nothing can be lost), and it protects an archived skill, or one
+    the agent makes later, from the start."""
+    home = curated.home
+    result = pin_skill(home, "not-made-yet")
+    assert result.ok and "the pin is recorded" in result.message
+    assert usage(curated)["not-made-yet"]["pinned"] is True
+    assert usage(curated)["docker-logs"] == AGENT_RECORD  # the rest untouched
+    curated.skill("later/not-made-yet")
+    assert not archive_skill(home, "not-made-yet").ok  # protected once it exists
+    # an archived skill can be pinned while in the archive and stays pinned on restore
+    assert archive_skill(home, "flat-note").ok
+    assert pin_skill(home, "flat-note").ok
+    assert restore_skill(home, "flat-note").ok
+    assert usage(curated)["flat-note"]["pinned"] is True
+    # unpinning a name with no record writes nothing
+    before = home.skills_usage_file.read_bytes()
+    assert unpin_skill(home, "never-pinned").message == "'never-pinned' was not pinned"
+    assert home.skills_usage_file.read_bytes() == before
 
 
 def test_a_local_skill_named_plan_is_protected(hb):
@@ -351,3 +373,77 @@ def test_an_archive_folder_that_links_out_is_refused(hb, tmp_path):
     hb.skill("stranger", root=outside)
     assert list_archived(hb.home) == []
     assert restore_skill(hb.home, "stranger").message == "skill 'stranger' not found in archive"
+
+
+# --- issue 11 §4: every archive name found in the wild (upstream issue 83580) ----------
+@pytest.mark.parametrize(
+    "dir_name",
+    ["airtable", "airtable-20260727000000", "airtable-20260727-000000", "airtable-20260727T000000Z"],
+)
+def test_restore_accepts_every_archive_name_found_in_the_wild(hb, dir_name):
+    hb.skill(dir_name, name="airtable", root=hb.home.skills_archive_dir)
+    [item] = list_archived(hb.home)
+    assert item.name == "airtable"  # what list shows round-trips through restore
+    result = restore_skill(hb.home, item.name)
+    assert result.ok, result.message
+    assert (hb.home.skills_dir / "airtable" / "SKILL.md").exists()  # never the stamped name
+    assert not any(hb.home.skills_archive_dir.iterdir())
+
+
+def test_restore_by_the_raw_stamped_folder_name_restores_under_the_skill_name(hb):
+    hb.skill("airtable-20260727-101010", name="airtable", root=hb.home.skills_archive_dir)
+    result = restore_skill(hb.home, "airtable-20260727-101010")
+    assert (result.ok, result.name) == (True, "airtable")
+    assert (hb.home.skills_dir / "airtable" / "SKILL.md").exists()
+
+
+def test_restore_without_a_frontmatter_name_strips_only_timestamps(hb):
+    hb.skill("notes-20260101-120000", root=hb.home.skills_archive_dir,
+             text="---\ndescription: no name\n---\nbody\n")
+    assert [item.name for item in list_archived(hb.home)] == ["notes"]
+    assert restore_skill(hb.home, "notes").ok
+    assert (hb.home.skills_dir / "notes" / "SKILL.md").exists()
+
+
+def test_restore_never_pulls_out_a_sibling_sharing_a_name_prefix(hb):
+    archive = hb.home.skills_archive_dir
+    hb.skill("git-helpers", root=archive)
+    hb.skill("git-2026", root=archive)  # not a timestamp: a different skill
+    hb.skill("git-20260101-1200", root=archive)  # not a timestamp shape either
+    result = restore_skill(hb.home, "git")
+    assert (result.ok, result.message) == (False, "skill 'git' not found in archive")
+    assert sorted(p.name for p in archive.iterdir()) == ["git-2026", "git-20260101-1200", "git-helpers"]
+    assert restore_skill(hb.home, "git-helpers").ok
+    assert sorted(p.name for p in archive.iterdir()) == ["git-2026", "git-20260101-1200"]
+
+
+def test_restore_identifies_a_skill_by_its_skill_md_name_not_its_folder(hb):
+    archive = hb.home.skills_archive_dir
+    hb.skill("deploy", name="deploy-static-site", root=archive)
+    hb.skill("deploy-static-site-old", name="deploy", root=archive)
+    result = restore_skill(hb.home, "deploy")
+    assert (result.ok, result.name) == (True, "deploy")
+    assert (hb.home.skills_dir / "deploy-static-site-old" / "SKILL.md").exists()
+    assert (archive / "deploy").exists()
+
+
+def test_restore_prefers_the_newest_copy_of_any_layout_and_reports_the_others(hb):
+    archive = hb.home.skills_archive_dir
+    hb.skill("a", root=archive, description="undated, oldest")
+    hb.skill("a-20260101000000", name="a", root=archive, description="january")
+    hb.skill("a-20260301-000000", name="a", root=archive, description="march")
+    hb.skill("imports/a-20260201T000000Z", name="a", root=archive, description="february")
+    assert [i.dir_name for i in list_archived(hb.home)] == [
+        "a-20260301-000000", "a-20260201T000000Z", "a-20260101000000", "a",
+    ]
+    result = restore_skill(hb.home, "a")
+    assert result.ok and "march" in (hb.home.skills_dir / "a" / "SKILL.md").read_text()
+    assert "3 other archived copies kept" in result.message
+
+
+def test_nested_archives_are_found(hb):
+    hb.skill("devops/old-tool", root=hb.home.skills_archive_dir)
+    hb.skill("import-source/team/legacy", root=hb.home.skills_archive_dir)
+    assert sorted(item.name for item in list_archived(hb.home)) == ["legacy", "old-tool"]
+    assert restore_skill(hb.home, "legacy").ok
+    assert (hb.home.skills_dir / "legacy" / "SKILL.md").exists()

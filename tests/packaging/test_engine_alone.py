@@ -57,9 +57,11 @@ def test_engine_installs_without_the_desktop_dependencies(engine_venv):
         found = run([python, "-c", f"import {module}"])
         assert found.returncode != 0, f"{module} was installed with the engine"
         assert "ModuleNotFoundError" in found.stderr
-    requires = run([python, "-c", "import importlib.metadata as m, json; "
-                    "print(json.dumps(m.requires('hermes-memory-studio')))"])
-    for requirement in json.loads(requires.stdout):
+    metadata = run([python, "-c", "import importlib.metadata as m, json; print(json.dumps("
+                    "[m.version('hermes-memory-studio'), m.requires('hermes-memory-studio')]))"])
+    version, requirements = json.loads(metadata.stdout)
+    assert version == __version__  # the package's version is the engine's
+    for requirement in requirements:
         if requirement.split(">")[0].split("<")[0].strip() in ("PySide6-Essentials", "pyqtgraph", "watchdog"):
             assert 'extra == "desktop"' in requirement
 

@@ -525,8 +525,30 @@ def search_messages(
     include_reasoning: bool = False,
     *,
     demote_sources: Iterable[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The hits of :func:`search_outcome` as a plain list, as upstream's returns."""
+    return search_outcome(
+        store, query, source_filter, exclude_sources, role_filter, limit, offset, sort,
+        include_inactive, fields, include_reasoning, demote_sources=demote_sources,
+    ).hits  # fmt: skip
+
+
+def search_outcome(
+    store: SessionStore,
+    query: str,
+    source_filter: str | Iterable[str] | None = None,
+    exclude_sources: str | Iterable[str] | None = None,
+    role_filter: str | Iterable[str] | None = None,
+    limit: int = 20,
+    offset: int = 0,
+    sort: str | None = None,
+    include_inactive: bool = False,
+    fields: Iterable[str] | None = None,
+    include_reasoning: bool = False,
+    *,
+    demote_sources: Iterable[str] | None = None,
 ) -> SearchOutcome:
-    """Search visible messages (spec §8.5, modern signature).
+    """Search visible messages (spec §8.5, modern signature); the hits and how.
 
     ``fields`` picks the keys of each hit (default :data:`DEFAULT_FIELDS`, including the
     ±1 ``context``); :data:`OPTIONAL_FIELDS` may be added. ``sort`` is ``newest``,

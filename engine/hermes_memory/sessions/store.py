@@ -8,10 +8,11 @@ so nothing we do can change a live agent's history. It answers the plain questio
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -119,6 +120,7 @@ class SessionStore:
     def visible(self, alias: str = "m", *, include_inactive: bool = False) -> str:
         return self.schema.visibility_sql(alias, include_inactive=include_inactive)
 
+    @functools.cache  # noqa: B019 - one small entry per alias; the store lives as long
     def _session_columns(self, alias: str = "s") -> str:
         wanted = [
             "id", "source", "user_id", "model", "parent_session_id", "started_at", "ended_at",
@@ -127,6 +129,7 @@ class SessionStore:
         ]  # fmt: skip
         return ", ".join(f"{alias}.{c}" for c in wanted if c in self.schema.session_columns)
 
+    @functools.cache  # noqa: B019
     def _message_columns(self, alias: str = "m") -> str:
         wanted = [
             "id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name",
@@ -243,8 +246,16 @@ class SessionStore:
         return row[0] if row else None
 
     # --- lineage ------------------------------------------------------------------------
-    def resolve_root(self, session_id: str, cache: dict[str, str] | None = None) -> str:
-        """Walk ``parent_session_id`` up to the root; cycles and dangling links stop it."""
+    def resolve_root(
+        self,
+        session_id: str,
+        cache: dict[str, str] | None = None,
+        parent_of: Callable[[str], str | None] | None = None,
+    ) -> str:
+        """Walk ``parent_session_id`` up to the root; cycles and dangling links stop it.
+
+        ``parent_of`` may supply the parent from rows the caller already holds.
+        """
         if cache is not None and session_id in cache:
             return cache[session_id]
         seen: list[str] = []
@@ -254,10 +265,16 @@ class SessionStore:
             if cache is not None and current in cache:
                 current = cache[current]
                 break
-            row = self.query_one("SELECT parent_session_id FROM sessions WHERE id = ?", (current,))
-            if row is None or not row[0]:
+            if parent_of is not None:
+                parent = parent_of(current)
+            else:
+                row = self.query_one(
+                    "SELECT parent_session_id FROM sessions WHERE id = ?", (current,)
+                )
+                parent = row[0] if row else None
+            if not parent:
                 break
-            current = row[0]
+            current = parent
         if cache is not None:
             for sid in seen:
                 cache[sid] = current
@@ -357,6 +374,40 @@ class SessionStore:
         )
         return int(row[0]) if row else 0
 
+    def count_outside(
+        self, session_id: str, first: dict[str, Any], last: dict[str, Any]
+    ) -> tuple[int, int]:
+        """Visible messages before ``first`` and after ``last`` by ``(timestamp, id)``.
+
+        One pass over the session's rows instead of one count for each side.
+        """
+        row = self.query_one(
+            f"""SELECT
+                  coalesce(sum(m.timestamp < ? OR (m.timestamp = ? AND m.id < ?)), 0),
+                  coalesce(sum(m.timestamp > ? OR (m.timestamp = ? AND m.id > ?)), 0)
+                FROM messages m WHERE m.session_id = ? AND {self.visible()}""",
+            (first["timestamp"], first["timestamp"], first["id"],
+             last["timestamp"], last["timestamp"], last["id"], session_id),
+        )  # fmt: skip
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def get_message_in_context(self, message_id: int) -> tuple[dict[str, Any], int, int] | None:
+        """One message with how many visible messages of its session come before and after."""
+        beyond = "m.session_id = x.session_id AND {} AND (m.timestamp {op} x.timestamp OR " \
+                 "(m.timestamp = x.timestamp AND m.id {op} x.id))"  # fmt: skip
+        row = self.query_one(
+            f"""SELECT {self._message_columns("x")},
+                  (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op="<")}),
+                  (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op=">")})
+                FROM messages x WHERE x.id = ?""",
+            (int(message_id),),
+        )
+        if row is None:
+            return None
+        *columns, before, after = tuple(row)
+        message = self._message_dict(dict(zip(row.keys()[:-2], columns, strict=True)))
+        return message, int(before), int(after)
+
     def get_messages_around(
         self, session_id: str, message_id: int, window: int = 5
     ) -> dict[str, Any]:
@@ -382,14 +433,11 @@ class SessionStore:
             session_id, anchor["timestamp"], anchor["id"], before=False, count=window, roles=roles
         )
         first, last = (before or [anchor])[0], (after or [anchor])[-1]
+        messages_before, messages_after = self.count_outside(session_id, first, last)
         return {
             "window": [*before, anchor, *after],
-            "messages_before": self.count_beyond(
-                session_id, first["timestamp"], first["id"], before=True
-            ),
-            "messages_after": self.count_beyond(
-                session_id, last["timestamp"], last["id"], before=False
-            ),
+            "messages_before": messages_before,
+            "messages_after": messages_after,
         }
 
     def get_anchored_view(

@@ -99,7 +99,11 @@ class _Call:
         return self._sessions[session_id]
 
     def root(self, session_id: str) -> str:
-        return self.store.resolve_root(session_id, self._roots)
+        # Walked through the session rows this call reads anyway (one query less per hit).
+        return self.store.resolve_root(
+            session_id, self._roots,
+            parent_of=lambda sid: (self.session(sid) or {}).get("parent_session_id"),
+        )  # fmt: skip
 
     def link(self, session_id: str) -> str:
         return session_link(session_id, self.profile)
@@ -164,15 +168,15 @@ def _hydrate(
             "messages_before": view["messages_before"],
             "messages_after": view["messages_after"],
         }
-    anchor = store.get_message(anchor_id)
-    if anchor is None:
+    found = store.get_message_in_context(anchor_id)  # the message and both counts at once
+    if found is None:
         return empty
-    ts, mid = anchor["timestamp"], anchor["id"]
+    anchor, before, after = found
     return {
         **empty,
         "messages": [present_message(anchor, WINDOW_CHARS, anchor_id=anchor_id)],
-        "messages_before": store.count_beyond(session_id, ts, mid, before=True),
-        "messages_after": store.count_beyond(session_id, ts, mid, before=False),
+        "messages_before": before,
+        "messages_after": after,
     }
 
 

@@ -264,3 +264,26 @@ def test_search_messages_returns_a_plain_list(basic_db):
     assert type(hits) is list and type(empty) is list and empty == []
     assert hits == outcome.hits and hits
     assert all(type(hit) is dict for hit in hits)
+
+
+def test_ranked_scan_gives_the_same_rows_as_filtering_before_the_limit(early_corpus, monkeypatch):
+    from hermes_memory.sessions.search import _Search, scan_messages
+
+    c = early_corpus
+    for n in range(120):
+        sid = f"s{n}"
+        c.session(sid, ("cli", "subagent", "telegram")[n % 3])
+        # distinct lengths give distinct BM25 ranks; every other message is a tool row
+        c.say(sid, ("user", "tool")[n % 2], "ledger " + "filler " * (n % 37) + f"item{n}")
+    path = c.close()
+    monkeypatch.setattr(_Search, "JOIN_BATCH", 7)  # many joins and ranked pages
+    monkeypatch.setattr(_Search, "FIRST_PAGE", 3)
+    with SessionStore(path) as store:
+        for scan_limit in (1, 5, 30, 500):
+            kwargs = dict(exclude_sources=["subagent"], role_filter=["user"])
+            scanned = scan_messages(store, "ledger", scan_limit=scan_limit, **kwargs)
+            lazily = [row["id"] for row in scanned.iter_rows()]
+            eager = [hit["id"] for hit in search_messages(
+                store, "ledger", limit=scan_limit, fields=("id",), **kwargs)]  # fmt: skip
+            assert lazily == eager
+            assert len(lazily) == min(scan_limit, 40)  # 60 user rows, a third of them subagent

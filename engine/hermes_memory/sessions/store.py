@@ -347,14 +347,13 @@ class SessionStore:
         if count <= 0:
             return []
         op, direction = ("<", "DESC") if before else (">", "ASC")
-        role_sql, params = "", [session_id, timestamp, timestamp, message_id]
+        role_sql, params = "", [session_id, timestamp, message_id]
         if roles:
             role_sql = f" AND m.role IN ({','.join('?' * len(roles))})"
             params.extend(roles)
         rows = self.query(
             f"""SELECT {self._message_columns()} FROM messages m
-                WHERE m.session_id = ?
-                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
+                WHERE m.session_id = ? AND (m.timestamp, m.id) {op} (?, ?)
                   AND {self.visible(include_inactive=include_inactive)}{role_sql}
                 ORDER BY m.timestamp {direction}, m.id {direction}
                 LIMIT ?""",
@@ -362,17 +361,6 @@ class SessionStore:
         )
         messages = [self._message_dict(row) for row in rows]
         return messages[::-1] if before else messages
-
-    def count_beyond(self, session_id: str, timestamp: float, message_id: int, *, before: bool) -> int:
-        op = "<" if before else ">"
-        row = self.query_one(
-            f"""SELECT count(*) FROM messages m
-                WHERE m.session_id = ?
-                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
-                  AND {self.visible()}""",
-            (session_id, timestamp, timestamp, message_id),
-        )
-        return int(row[0]) if row else 0
 
     def count_outside(
         self, session_id: str, first: dict[str, Any], last: dict[str, Any]
@@ -382,19 +370,16 @@ class SessionStore:
         One pass over the session's rows instead of one count for each side.
         """
         row = self.query_one(
-            f"""SELECT
-                  coalesce(sum(m.timestamp < ? OR (m.timestamp = ? AND m.id < ?)), 0),
-                  coalesce(sum(m.timestamp > ? OR (m.timestamp = ? AND m.id > ?)), 0)
+            f"""SELECT coalesce(sum((m.timestamp, m.id) < (?, ?)), 0),
+                       coalesce(sum((m.timestamp, m.id) > (?, ?)), 0)
                 FROM messages m WHERE m.session_id = ? AND {self.visible()}""",
-            (first["timestamp"], first["timestamp"], first["id"],
-             last["timestamp"], last["timestamp"], last["id"], session_id),
-        )  # fmt: skip
+            (first["timestamp"], first["id"], last["timestamp"], last["id"], session_id),
+        )
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
     def get_message_in_context(self, message_id: int) -> tuple[dict[str, Any], int, int] | None:
         """One message with how many visible messages of its session come before and after."""
-        beyond = "m.session_id = x.session_id AND {} AND (m.timestamp {op} x.timestamp OR " \
-                 "(m.timestamp = x.timestamp AND m.id {op} x.id))"  # fmt: skip
+        beyond = "m.session_id = x.session_id AND {} AND (m.timestamp, m.id) {op} (x.timestamp, x.id)"
         row = self.query_one(
             f"""SELECT {self._message_columns("x")},
                   (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op="<")}),
@@ -477,7 +462,7 @@ class SessionStore:
             return []
         # Outside the window: strictly before its first message (start) or after its last.
         op, direction = ("<", "ASC") if at_start else (">", "DESC")
-        role_sql, params = "", [session_id, edge["timestamp"], edge["timestamp"], edge["id"]]
+        role_sql, params = "", [session_id, edge["timestamp"], edge["id"]]
         if roles:
             role_sql = f" AND m.role IN ({','.join('?' * len(roles))})"
             params.extend(roles)
@@ -487,8 +472,7 @@ class SessionStore:
         params.extend(COMPACTION_PREFIXES)
         rows = self.query(
             f"""SELECT {self._message_columns()} FROM messages m
-                WHERE m.session_id = ?
-                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
+                WHERE m.session_id = ? AND (m.timestamp, m.id) {op} (?, ?)
                   AND {self.visible()}{role_sql}
                   AND m.content IS NOT NULL AND trim(m.content) != ''
                   AND {not_compaction}

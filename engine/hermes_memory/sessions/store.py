@@ -28,6 +28,55 @@ DEFAULT_BUSY_TIMEOUT = 5.0
 #: Leading text of the synthetic messages context compaction inserts.
 COMPACTION_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 
+#: Sessions up to this many visible messages are read whole for an anchored view.
+SMALL_SESSION = 32  # beyond ~35 messages the six targeted queries are faster
+
+
+def _anchored_view_in(
+    messages: list[dict[str, Any]], anchor_id: int, window: int, bookend: int,
+    roles: Sequence[str] | None,
+) -> dict[str, Any] | None:
+    """:meth:`SessionStore.get_anchored_view` computed over a whole (small) session.
+
+    The same rules as the SQL path, SQLite's included: ``trim()`` strips spaces only.
+    None when it cannot tell the same answer (an anchor that is not visible, values of
+    types SQLite would compare in its own way): the caller then asks SQLite.
+    """
+    if not all(
+        isinstance(m["timestamp"], int | float) and isinstance(m["id"], int)
+        and (m["content"] is None or isinstance(m["content"], str))
+        for m in messages
+    ):
+        return None
+    keys = [(m["timestamp"], m["id"]) for m in messages]
+    at = next((i for i, m in enumerate(messages) if m["id"] == anchor_id), None)
+    if at is None:
+        return None
+
+    def kept(m: dict[str, Any]) -> bool:
+        return roles is None or m["role"] in roles
+
+    before = [m for m in messages[:at] if kept(m)][-window:] if window > 0 else []
+    after = [m for m in messages[at + 1 :] if kept(m)][:window] if window > 0 else []
+    first = keys.index((before[0]["timestamp"], before[0]["id"])) if before else at
+    last = keys.index((after[-1]["timestamp"], after[-1]["id"])) if after else at
+
+    def bookend_worthy(m: dict[str, Any]) -> bool:
+        content = m["content"]
+        return (kept(m) and content is not None and content.strip(" ") != ""
+                and not content.startswith(COMPACTION_PREFIXES))  # fmt: skip
+
+    start = [m for m in messages[:first] if bookend_worthy(m)][:bookend] if bookend > 0 else []
+    end = [m for m in messages[last + 1 :] if bookend_worthy(m)] if bookend > 0 else []
+    return {
+        "window": [*before, messages[at], *after],
+        "messages_before": first,
+        "messages_after": len(messages) - last - 1,
+        "bookend_start": start,
+        "bookend_end": end[-bookend:] if bookend > 0 else [],
+    }
+
+
 def db_path_for(source: HermesHome | str | os.PathLike[str]) -> Path:
     if isinstance(source, HermesHome):
         return source.state_db
@@ -439,15 +488,34 @@ class SessionStore:
         first and last ``bookend`` non-empty, non-compaction messages outside the window.
         ``{}`` when the anchor is not in the session.
         """
+        roles = list(keep_roles) or None
+        whole = self._small_session(session_id)
+        if whole is not None:
+            view = _anchored_view_in(whole, int(around_message_id), window, bookend, roles)
+            if view is not None:
+                return view
         anchor = self.get_message(around_message_id)
         if anchor is None or anchor["session_id"] != session_id:
             return {}
-        roles = list(keep_roles) or None
         view = self._window(session_id, anchor, window, roles)
         first, last = view["window"][0], view["window"][-1]
         view["bookend_start"] = self._bookend(session_id, first, roles, bookend, at_start=True)
         view["bookend_end"] = self._bookend(session_id, last, roles, bookend, at_start=False)
         return view
+
+    def _small_session(self, session_id: str) -> list[dict[str, Any]] | None:
+        """All visible messages of a session of at most :data:`SMALL_SESSION` messages,
+        in ``(timestamp, id)`` order; None for a longer one. One query instead of six
+        for the anchored view of a typical session."""
+        rows = self.query(
+            f"""SELECT {self._message_columns()} FROM messages m
+                WHERE m.session_id = ? AND {self.visible()}
+                ORDER BY m.timestamp, m.id LIMIT ?""",
+            (session_id, SMALL_SESSION + 1),
+        )
+        if len(rows) > SMALL_SESSION:
+            return None
+        return [self._message_dict(row) for row in rows]
 
     def _bookend(
         self,

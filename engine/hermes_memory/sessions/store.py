@@ -18,7 +18,12 @@ from typing import Any
 from urllib.parse import quote
 
 from ..home import HermesHome
-from .errors import SessionDBInvalid, SessionDBMissing, translate_sqlite_errors
+from .errors import (
+    SessionDBInvalid,
+    SessionDBMissing,
+    describe_sqlite_error,
+    translate_sqlite_errors,
+)
 from .schema import SchemaInfo, detect_schema
 
 #: Upstream's read busy timeout: long enough to ride out an agent's write, short enough
@@ -158,13 +163,18 @@ class SessionStore:
         self.close()
 
     # --- low level ----------------------------------------------------------------------
+    # (try/except rather than self.errors(): these run a dozen times per search)
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        with self.errors():
+        try:
             return self.conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise describe_sqlite_error(self.path, exc, self.busy_timeout) from exc
 
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        with self.errors():
+        try:
             return self.conn.execute(sql, params).fetchone()
+        except sqlite3.Error as exc:
+            raise describe_sqlite_error(self.path, exc, self.busy_timeout) from exc
 
     def visible(self, alias: str = "m", *, include_inactive: bool = False) -> str:
         return self.schema.visibility_sql(alias, include_inactive=include_inactive)

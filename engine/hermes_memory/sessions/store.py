@@ -491,15 +491,20 @@ class SessionStore:
         window: int = 5,
         bookend: int = 3,
         keep_roles: Sequence[str] = ("user", "assistant"),
+        *,
+        size_hint: int | None = None,
     ) -> dict[str, Any]:
         """A window around one message plus the session's first and last few messages.
 
         The window keeps only ``keep_roles`` (the anchor always stays); bookends are the
         first and last ``bookend`` non-empty, non-compaction messages outside the window.
-        ``{}`` when the anchor is not in the session.
+        ``{}`` when the anchor is not in the session. ``size_hint`` (the session row's
+        ``message_count``) only saves a wasted read of a long session; a wrong one costs
+        time, never the answer.
         """
         roles = list(keep_roles) or None
-        whole = self._small_session(session_id)
+        small = size_hint is None or int(size_hint) <= SMALL_SESSION
+        whole = self._small_session(session_id) if small else None
         if whole is not None:
             view = _anchored_view_in(whole, int(around_message_id), window, bookend, roles)
             if view is not None:

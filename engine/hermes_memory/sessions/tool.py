@@ -154,9 +154,11 @@ def _hydrate(
     if anchor_id is None:
         return {**empty, "messages_after": store.count_messages(session_id)}
     if full:
+        size = (call.session(session_id) or {}).get("message_count")
         view = store.get_anchored_view(
-            session_id, anchor_id, window=DISCOVER_WINDOW, bookend=DISCOVER_BOOKEND
-        )
+            session_id, anchor_id, window=DISCOVER_WINDOW, bookend=DISCOVER_BOOKEND,
+            size_hint=size if isinstance(size, int) else None,
+        )  # fmt: skip
         if not view:
             return empty
         return {

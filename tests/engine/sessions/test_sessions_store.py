@@ -230,6 +230,10 @@ def test_anchored_view_of_a_small_session_read_whole_matches_the_sql_path(modern
         ]  # fmt: skip
         whole = {case: store.get_anchored_view(*case[:2], window=case[2], bookend=case[3],
                                                keep_roles=case[4]) for case in cases}  # fmt: skip
+        for case in cases[::7]:  # a wrong size hint costs time, never the answer
+            for hint in (0, 10**6):
+                assert store.get_anchored_view(*case[:2], window=case[2], bookend=case[3],
+                                               keep_roles=case[4], size_hint=hint) == whole[case]
         monkeypatch.setattr(store_module, "SMALL_SESSION", 0)  # every session takes SQL
         for case, view in whole.items():
             by_sql = store.get_anchored_view(*case[:2], window=case[2], bookend=case[3],

@@ -4,13 +4,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench clean xvfb-packages xvfb-deps
+.PHONY: run test lint bench clean xvfb-packages xvfb-deps package package-test \
+	install-desktop uninstall-desktop
 
 # (Re)install when the project's dependency list changes.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[desktop,test]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -28,7 +29,34 @@ bench: $(STAMP)
 	status=0; for script in bench/*.py; do $(BIN)/python $$script || status=1; done; exit $$status
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist
+
+# The self-contained app (packaging/): dist/hermes-studio/ with both commands, and an
+# archive of it. The build tools come from the `package` extra.
+PACKAGE_STAMP := $(VENV)/.installed-package
+BUNDLE := dist/hermes-studio/hermes-studio
+
+$(PACKAGE_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[desktop,test,package]'
+	touch $(PACKAGE_STAMP)
+
+package: $(PACKAGE_STAMP)
+	$(BIN)/python packaging/build.py
+
+$(BUNDLE):
+	$(MAKE) package
+
+# The frozen app run from its unpacked archive with a clean environment, and the engine
+# installed alone into a fresh venv (tests/packaging; `make test` skips them).
+package-test: package
+	HERMES_PACKAGE_TEST=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q tests/packaging
+
+# The app in the desktop's menu, for this user ($$XDG_DATA_HOME, default ~/.local/share).
+install-desktop: $(BUNDLE)
+	sh packaging/linux/install-desktop.sh install dist/hermes-studio
+
+uninstall-desktop:
+	sh packaging/linux/install-desktop.sh uninstall
 
 # System packages for the Xvfb smoke test (a real hermes-studio window under xvfb-run,
 # tests/desktop/graph/test_smoke_xvfb.py): Xvfb itself and the xcb libraries Qt's xcb

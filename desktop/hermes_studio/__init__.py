@@ -1,3 +1,6 @@
 """Hermes Memory Studio: the desktop app over the hermes_memory engine."""
 
-__version__ = "0.1.0"
+# One version for the engine, the app and the package (pyproject reads the engine's).
+from hermes_memory import __version__
+
+__all__ = ["__version__"]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import platformdirs
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 import hermes_studio
@@ -39,9 +40,16 @@ class StartupError(RuntimeError):
 
 
 # --- the demo home --------------------------------------------------------------------
+def resources_dir() -> Path:
+    """``resources/`` of the repository, or of the frozen bundle (``packaging/``)."""
+    if getattr(sys, "frozen", False):
+        return Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent)) / "resources"
+    return Path(hermes_studio.__file__).resolve().parents[2] / "resources"
+
+
 def bundled_demo_home() -> Path:
     """The demo home shipped with the app (``resources/demo-home`` in the repository)."""
-    return Path(hermes_studio.__file__).resolve().parents[2] / "resources" / "demo-home"
+    return resources_dir() / "demo-home"
 
 
 def app_data_dir() -> Path:
@@ -217,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         app = QApplication([sys.argv[0] if sys.argv else APP_ID])
         app.setApplicationName(APP_NAME)
         app.setApplicationVersion(__version__)
+        app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "hermes-studio.svg")))
+        app.setDesktopFileName(APP_ID)  # matches packaging's hermes-studio.desktop
         apply_theme(app)  # app-wide state: only on an application we own
 
     window = MainWindow(home, view=args.view, demo=demo)

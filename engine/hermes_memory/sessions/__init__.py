@@ -19,7 +19,7 @@ from .errors import (
 from .fts_query import contains_cjk, query_terms, sanitize_fts5_query
 from .provenance import Provenance, ProvenanceEvent, memory_provenance
 from .schema import SchemaInfo, create_early_db, create_modern_db, detect_schema
-from .search import SearchOutcome, add_snippets, scan_messages, search_messages
+from .search import SearchOutcome, add_snippets, scan_messages, search_messages, search_outcome
 from .store import SessionStore
 from .summary import SummarySettings, settings_from_config
 from .tool import session_search
@@ -51,6 +51,7 @@ __all__ = [
     "sanitize_fts5_query",
     "scan_messages",
     "search_messages",
+    "search_outcome",
     "session_search",
     "settings_from_config",
 ]

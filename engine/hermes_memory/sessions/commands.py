@@ -14,7 +14,7 @@ from ..cli import EXIT_OK, EXIT_REFUSED, CliContext, add_json_flag, positive_int
 from ..memory.entries import parse_entries
 from .errors import SessionStoreError
 from .provenance import memory_provenance
-from .search import search_messages
+from .search import DEMOTED_SOURCES, search_outcome
 from .store import SessionStore
 
 PREVIEW_CHARS = 100
@@ -84,12 +84,13 @@ def _open(ctx: CliContext) -> SessionStore:
 def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         with _open(ctx) as store:
-            outcome = search_messages(
+            outcome = search_outcome(
                 store,
                 args.query,
                 source_filter=_split(args.source),
                 role_filter=_split(args.role),
                 limit=args.limit,
+                demote_sources=DEMOTED_SOURCES,  # cron after interactive, as session_search
             )
     except SessionStoreError as exc:
         return ctx.error(str(exc), EXIT_REFUSED)

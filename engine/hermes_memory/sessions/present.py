@@ -12,14 +12,22 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 DEFAULT_PROFILE = "default"
 
 
-def format_when(timestamp: float | None) -> str:
-    """``March 05, 2025 at 02:30 PM`` in local time (the format upstream shows the model)."""
+def format_when(timestamp: float | str | None) -> str:
+    """``March 05, 2025 at 02:30 PM`` in local time, as upstream shows the model.
+
+    ``"unknown"`` when there is no timestamp; a string that is not a number is shown as
+    it is, and one that cannot be converted as its text (upstream's rules).
+    """
     if timestamp is None:
-        return ""
+        return "unknown"
     try:
+        if isinstance(timestamp, str):
+            if not timestamp.replace(".", "").replace("-", "").isdigit():
+                return timestamp
+            timestamp = float(timestamp)
         return datetime.fromtimestamp(float(timestamp)).strftime("%B %d, %Y at %I:%M %p")
-    except (OverflowError, OSError, ValueError):
-        return ""
+    except (OverflowError, OSError, ValueError, TypeError):
+        return str(timestamp)
 
 
 def strip_ansi(text: str) -> str:
@@ -36,32 +44,29 @@ def session_link(session_id: str, profile: str | None) -> str:
 def present_message(
     message: dict[str, Any], cap: int, *, anchor_id: int | None = None
 ) -> dict[str, Any]:
-    """A message for a tool response: ANSI stripped, content capped at ``cap`` characters.
+    """A message for a tool response, shaped as upstream's: ANSI stripped, content capped.
 
     A capped content ends with ``…`` and the dict gains ``content_truncated`` and
-    ``original_content_chars``.
+    ``original_content_chars``. ``tool_calls`` (as stored) and ``tool_call_id`` are kept;
+    keys without a value are left out, except ``content``: a null content is meaningful
+    (an assistant turn that only calls tools).
     """
-    content = strip_ansi(message.get("content") or "")
+    content = message.get("content")
+    if isinstance(content, str):
+        content = strip_ansi(content)
     item: dict[str, Any] = {
-        "id": message["id"],
-        "role": message["role"],
+        "id": message.get("id"),
+        "role": message.get("role"),
         "content": content,
         "timestamp": message.get("timestamp"),
     }
-    if message.get("tool_name"):
-        item["tool_name"] = message["tool_name"]
-    if message.get("tool_calls"):
-        calls = message["tool_calls"]
-        names = [
-            (call.get("function") or {}).get("name") or call.get("name")
-            for call in calls
-            if isinstance(call, dict)
-        ] if isinstance(calls, list) else []
-        item["tool_calls"] = [name for name in names if name]
-    if len(content) > cap:
+    for key in ("tool_name", "tool_calls", "tool_call_id"):
+        if message.get(key):
+            item[key] = message[key]
+    if anchor_id is not None and item["id"] == anchor_id:
+        item["anchor"] = True
+    if isinstance(content, str) and len(content) > cap:
         item["content"] = content[: max(0, cap - 1)] + "…"
         item["content_truncated"] = True
         item["original_content_chars"] = len(content)
-    if anchor_id is not None and message["id"] == anchor_id:
-        item["anchor"] = True
-    return item
+    return {key: value for key, value in item.items() if value is not None or key == "content"}

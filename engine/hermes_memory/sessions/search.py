@@ -276,6 +276,47 @@ class _Search:
             LIMIT ? OFFSET ?"""
         return self._index_rows(sql, (match, *self.params, limit, offset), lazy=lazy)
 
+    def _ranked_rows(self, table: str, match: str, limit: int) -> Iterator[dict[str, Any]]:
+        """The best ``limit`` filtered rows by rank, read as the caller iterates.
+
+        FTS5 ranks its matches on its own first (a bare ``MATCH ... ORDER BY rank``, the
+        cost of the floor), and only the ids the caller reaches are joined to their
+        messages and sessions and filtered, a few at a time. A query with thousands of
+        matches no longer joins them all before the first row comes out. Filtered-out
+        ids are made up for from the next, larger page of ranked ids, so the rows are the
+        same as ``WHERE MATCH AND filters ORDER BY rank LIMIT limit``.
+        """
+        ranked_sql = f"SELECT rowid AS id FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ? OFFSET ?"
+        join_sql = f"""
+            SELECT {self.select}
+            FROM messages m JOIN sessions s ON s.id = m.session_id
+            WHERE m.id IN ({{marks}}) AND {self.where}"""
+        yielded, offset, page = 0, 0, self.FIRST_PAGE
+        while yielded < limit:
+            try:
+                ids = [row["id"] for row in self._index_rows(ranked_sql, (match, page, offset))]
+            except _IndexUnusable:
+                if offset == 0:
+                    raise  # the caller falls back to a substring scan
+                return  # failing on a later page: keep the rows already given
+
+            offset += len(ids)
+            for start in range(0, len(ids), self.JOIN_BATCH):
+                batch = ids[start : start + self.JOIN_BATCH]
+                found = {row["id"]: row for row in self._rows(
+                    join_sql.format(marks=",".join("?" * len(batch))), (*batch, *self.params)
+                )}  # fmt: skip
+                for message_id in batch:
+                    if message_id in found and yielded < limit:
+                        yielded += 1
+                        yield found[message_id]
+            if len(ids) < page:
+                return  # FTS5 has no more matches
+            page *= 4  # each further page ranks again: few, growing pages
+
+    #: Ranked ids read first (discover usually stops within them) and per join.
+    FIRST_PAGE, JOIN_BATCH = 20, 10
+
     def _like_rows(self, limit: int, offset: int, min_id: int | None = None) -> list[dict]:
         if not self.terms:
             return []
@@ -306,16 +347,14 @@ class _Search:
         if not self.schema.has_docsize:
             return None
         with self.store.errors():
-            last_message = self.store.conn.execute(
-                "SELECT id FROM messages ORDER BY id DESC LIMIT 1"
-            ).fetchone()
-            last_indexed = self.store.conn.execute(
-                f"SELECT id FROM {FTS_TABLE}_docsize ORDER BY id DESC LIMIT 1"
+            last_message, last_indexed = self.store.conn.execute(
+                "SELECT (SELECT id FROM messages ORDER BY id DESC LIMIT 1), "
+                f"(SELECT id FROM {FTS_TABLE}_docsize ORDER BY id DESC LIMIT 1)"
             ).fetchone()
         if last_message is None:
             return None
-        indexed = last_indexed[0] if last_indexed else 0
-        if last_message[0] <= indexed:
+        indexed = last_indexed or 0
+        if last_message <= indexed:
             return None
         with self.store.errors():
             missing = self.store.conn.execute(
@@ -372,9 +411,12 @@ class _Search:
         try:
             gap = self._index_gap()
             if gap is None and lazy:
-                pending = self._match_rows(
-                    FTS_TABLE, self.fts_query, self.limit, self.offset, lazy=True
-                )
+                if self.sort is None and self.offset == 0:
+                    pending = self._ranked_rows(FTS_TABLE, self.fts_query, self.limit)
+                else:
+                    pending = self._match_rows(
+                        FTS_TABLE, self.fts_query, self.limit, self.offset, lazy=True
+                    )
                 # No empty-result retry on other indexes here: peek at the first row.
                 first = next(pending, None)
                 if first is not None:
@@ -525,8 +567,30 @@ def search_messages(
     include_reasoning: bool = False,
     *,
     demote_sources: Iterable[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The hits of :func:`search_outcome` as a plain list, as upstream's returns."""
+    return search_outcome(
+        store, query, source_filter, exclude_sources, role_filter, limit, offset, sort,
+        include_inactive, fields, include_reasoning, demote_sources=demote_sources,
+    ).hits  # fmt: skip
+
+
+def search_outcome(
+    store: SessionStore,
+    query: str,
+    source_filter: str | Iterable[str] | None = None,
+    exclude_sources: str | Iterable[str] | None = None,
+    role_filter: str | Iterable[str] | None = None,
+    limit: int = 20,
+    offset: int = 0,
+    sort: str | None = None,
+    include_inactive: bool = False,
+    fields: Iterable[str] | None = None,
+    include_reasoning: bool = False,
+    *,
+    demote_sources: Iterable[str] | None = None,
 ) -> SearchOutcome:
-    """Search visible messages (spec §8.5, modern signature).
+    """Search visible messages (spec §8.5, modern signature); the hits and how.
 
     ``fields`` picks the keys of each hit (default :data:`DEFAULT_FIELDS`, including the
     ±1 ``context``); :data:`OPTIONAL_FIELDS` may be added. ``sort`` is ``newest``,

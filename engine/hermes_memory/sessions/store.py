@@ -8,16 +8,22 @@ so nothing we do can change a live agent's history. It answers the plain questio
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from ..home import HermesHome
-from .errors import SessionDBInvalid, SessionDBMissing, translate_sqlite_errors
+from .errors import (
+    SessionDBInvalid,
+    SessionDBMissing,
+    describe_sqlite_error,
+    translate_sqlite_errors,
+)
 from .schema import SchemaInfo, detect_schema
 
 #: Upstream's read busy timeout: long enough to ride out an agent's write, short enough
@@ -26,6 +32,55 @@ DEFAULT_BUSY_TIMEOUT = 5.0
 
 #: Leading text of the synthetic messages context compaction inserts.
 COMPACTION_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
+
+#: Sessions up to this many visible messages are read whole for an anchored view.
+SMALL_SESSION = 32  # beyond ~35 messages the six targeted queries are faster
+
+
+def _anchored_view_in(
+    messages: list[dict[str, Any]], anchor_id: int, window: int, bookend: int,
+    roles: Sequence[str] | None,
+) -> dict[str, Any] | None:
+    """:meth:`SessionStore.get_anchored_view` computed over a whole (small) session.
+
+    The same rules as the SQL path, SQLite's included: ``trim()`` strips spaces only.
+    None when it cannot tell the same answer (an anchor that is not visible, values of
+    types SQLite would compare in its own way): the caller then asks SQLite.
+    """
+    if not all(
+        isinstance(m["timestamp"], int | float) and isinstance(m["id"], int)
+        and (m["content"] is None or isinstance(m["content"], str))
+        for m in messages
+    ):
+        return None
+    keys = [(m["timestamp"], m["id"]) for m in messages]
+    at = next((i for i, m in enumerate(messages) if m["id"] == anchor_id), None)
+    if at is None:
+        return None
+
+    def kept(m: dict[str, Any]) -> bool:
+        return roles is None or m["role"] in roles
+
+    before = [m for m in messages[:at] if kept(m)][-window:] if window > 0 else []
+    after = [m for m in messages[at + 1 :] if kept(m)][:window] if window > 0 else []
+    first = keys.index((before[0]["timestamp"], before[0]["id"])) if before else at
+    last = keys.index((after[-1]["timestamp"], after[-1]["id"])) if after else at
+
+    def bookend_worthy(m: dict[str, Any]) -> bool:
+        content = m["content"]
+        return (kept(m) and content is not None and content.strip(" ") != ""
+                and not content.startswith(COMPACTION_PREFIXES))  # fmt: skip
+
+    start = [m for m in messages[:first] if bookend_worthy(m)][:bookend] if bookend > 0 else []
+    end = [m for m in messages[last + 1 :] if bookend_worthy(m)] if bookend > 0 else []
+    return {
+        "window": [*before, messages[at], *after],
+        "messages_before": first,
+        "messages_after": len(messages) - last - 1,
+        "bookend_start": start,
+        "bookend_end": end[-bookend:] if bookend > 0 else [],
+    }
+
 
 def db_path_for(source: HermesHome | str | os.PathLike[str]) -> Path:
     if isinstance(source, HermesHome):
@@ -108,17 +163,23 @@ class SessionStore:
         self.close()
 
     # --- low level ----------------------------------------------------------------------
+    # (try/except rather than self.errors(): these run a dozen times per search)
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        with self.errors():
+        try:
             return self.conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise describe_sqlite_error(self.path, exc, self.busy_timeout) from exc
 
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        with self.errors():
+        try:
             return self.conn.execute(sql, params).fetchone()
+        except sqlite3.Error as exc:
+            raise describe_sqlite_error(self.path, exc, self.busy_timeout) from exc
 
     def visible(self, alias: str = "m", *, include_inactive: bool = False) -> str:
         return self.schema.visibility_sql(alias, include_inactive=include_inactive)
 
+    @functools.cache  # noqa: B019 - one small entry per alias; the store lives as long
     def _session_columns(self, alias: str = "s") -> str:
         wanted = [
             "id", "source", "user_id", "model", "parent_session_id", "started_at", "ended_at",
@@ -127,6 +188,7 @@ class SessionStore:
         ]  # fmt: skip
         return ", ".join(f"{alias}.{c}" for c in wanted if c in self.schema.session_columns)
 
+    @functools.cache  # noqa: B019
     def _message_columns(self, alias: str = "m") -> str:
         wanted = [
             "id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name",
@@ -243,8 +305,16 @@ class SessionStore:
         return row[0] if row else None
 
     # --- lineage ------------------------------------------------------------------------
-    def resolve_root(self, session_id: str, cache: dict[str, str] | None = None) -> str:
-        """Walk ``parent_session_id`` up to the root; cycles and dangling links stop it."""
+    def resolve_root(
+        self,
+        session_id: str,
+        cache: dict[str, str] | None = None,
+        parent_of: Callable[[str], str | None] | None = None,
+    ) -> str:
+        """Walk ``parent_session_id`` up to the root; cycles and dangling links stop it.
+
+        ``parent_of`` may supply the parent from rows the caller already holds.
+        """
         if cache is not None and session_id in cache:
             return cache[session_id]
         seen: list[str] = []
@@ -254,10 +324,16 @@ class SessionStore:
             if cache is not None and current in cache:
                 current = cache[current]
                 break
-            row = self.query_one("SELECT parent_session_id FROM sessions WHERE id = ?", (current,))
-            if row is None or not row[0]:
+            if parent_of is not None:
+                parent = parent_of(current)
+            else:
+                row = self.query_one(
+                    "SELECT parent_session_id FROM sessions WHERE id = ?", (current,)
+                )
+                parent = row[0] if row else None
+            if not parent:
                 break
-            current = row[0]
+            current = parent
         if cache is not None:
             for sid in seen:
                 cache[sid] = current
@@ -330,14 +406,13 @@ class SessionStore:
         if count <= 0:
             return []
         op, direction = ("<", "DESC") if before else (">", "ASC")
-        role_sql, params = "", [session_id, timestamp, timestamp, message_id]
+        role_sql, params = "", [session_id, timestamp, message_id]
         if roles:
             role_sql = f" AND m.role IN ({','.join('?' * len(roles))})"
             params.extend(roles)
         rows = self.query(
             f"""SELECT {self._message_columns()} FROM messages m
-                WHERE m.session_id = ?
-                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
+                WHERE m.session_id = ? AND (m.timestamp, m.id) {op} (?, ?)
                   AND {self.visible(include_inactive=include_inactive)}{role_sql}
                 ORDER BY m.timestamp {direction}, m.id {direction}
                 LIMIT ?""",
@@ -346,16 +421,36 @@ class SessionStore:
         messages = [self._message_dict(row) for row in rows]
         return messages[::-1] if before else messages
 
-    def count_beyond(self, session_id: str, timestamp: float, message_id: int, *, before: bool) -> int:
-        op = "<" if before else ">"
+    def count_outside(
+        self, session_id: str, first: dict[str, Any], last: dict[str, Any]
+    ) -> tuple[int, int]:
+        """Visible messages before ``first`` and after ``last`` by ``(timestamp, id)``.
+
+        One pass over the session's rows instead of one count for each side.
+        """
         row = self.query_one(
-            f"""SELECT count(*) FROM messages m
-                WHERE m.session_id = ?
-                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
-                  AND {self.visible()}""",
-            (session_id, timestamp, timestamp, message_id),
+            f"""SELECT coalesce(sum((m.timestamp, m.id) < (?, ?)), 0),
+                       coalesce(sum((m.timestamp, m.id) > (?, ?)), 0)
+                FROM messages m WHERE m.session_id = ? AND {self.visible()}""",
+            (first["timestamp"], first["id"], last["timestamp"], last["id"], session_id),
         )
-        return int(row[0]) if row else 0
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def get_message_in_context(self, message_id: int) -> tuple[dict[str, Any], int, int] | None:
+        """One message with how many visible messages of its session come before and after."""
+        beyond = "m.session_id = x.session_id AND {} AND (m.timestamp, m.id) {op} (x.timestamp, x.id)"
+        row = self.query_one(
+            f"""SELECT {self._message_columns("x")},
+                  (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op="<")}),
+                  (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op=">")})
+                FROM messages x WHERE x.id = ?""",
+            (int(message_id),),
+        )
+        if row is None:
+            return None
+        *columns, before, after = tuple(row)
+        message = self._message_dict(dict(zip(row.keys()[:-2], columns, strict=True)))
+        return message, int(before), int(after)
 
     def get_messages_around(
         self, session_id: str, message_id: int, window: int = 5
@@ -382,14 +477,11 @@ class SessionStore:
             session_id, anchor["timestamp"], anchor["id"], before=False, count=window, roles=roles
         )
         first, last = (before or [anchor])[0], (after or [anchor])[-1]
+        messages_before, messages_after = self.count_outside(session_id, first, last)
         return {
             "window": [*before, anchor, *after],
-            "messages_before": self.count_beyond(
-                session_id, first["timestamp"], first["id"], before=True
-            ),
-            "messages_after": self.count_beyond(
-                session_id, last["timestamp"], last["id"], before=False
-            ),
+            "messages_before": messages_before,
+            "messages_after": messages_after,
         }
 
     def get_anchored_view(
@@ -399,22 +491,46 @@ class SessionStore:
         window: int = 5,
         bookend: int = 3,
         keep_roles: Sequence[str] = ("user", "assistant"),
+        *,
+        size_hint: int | None = None,
     ) -> dict[str, Any]:
         """A window around one message plus the session's first and last few messages.
 
         The window keeps only ``keep_roles`` (the anchor always stays); bookends are the
         first and last ``bookend`` non-empty, non-compaction messages outside the window.
-        ``{}`` when the anchor is not in the session.
+        ``{}`` when the anchor is not in the session. ``size_hint`` (the session row's
+        ``message_count``) only saves a wasted read of a long session; a wrong one costs
+        time, never the answer.
         """
+        roles = list(keep_roles) or None
+        small = size_hint is None or int(size_hint) <= SMALL_SESSION
+        whole = self._small_session(session_id) if small else None
+        if whole is not None:
+            view = _anchored_view_in(whole, int(around_message_id), window, bookend, roles)
+            if view is not None:
+                return view
         anchor = self.get_message(around_message_id)
         if anchor is None or anchor["session_id"] != session_id:
             return {}
-        roles = list(keep_roles) or None
         view = self._window(session_id, anchor, window, roles)
         first, last = view["window"][0], view["window"][-1]
         view["bookend_start"] = self._bookend(session_id, first, roles, bookend, at_start=True)
         view["bookend_end"] = self._bookend(session_id, last, roles, bookend, at_start=False)
         return view
+
+    def _small_session(self, session_id: str) -> list[dict[str, Any]] | None:
+        """All visible messages of a session of at most :data:`SMALL_SESSION` messages,
+        in ``(timestamp, id)`` order; None for a longer one. One query instead of six
+        for the anchored view of a typical session."""
+        rows = self.query(
+            f"""SELECT {self._message_columns()} FROM messages m
+                WHERE m.session_id = ? AND {self.visible()}
+                ORDER BY m.timestamp, m.id LIMIT ?""",
+            (session_id, SMALL_SESSION + 1),
+        )
+        if len(rows) > SMALL_SESSION:
+            return None
+        return [self._message_dict(row) for row in rows]
 
     def _bookend(
         self,
@@ -429,7 +545,7 @@ class SessionStore:
             return []
         # Outside the window: strictly before its first message (start) or after its last.
         op, direction = ("<", "ASC") if at_start else (">", "DESC")
-        role_sql, params = "", [session_id, edge["timestamp"], edge["timestamp"], edge["id"]]
+        role_sql, params = "", [session_id, edge["timestamp"], edge["id"]]
         if roles:
             role_sql = f" AND m.role IN ({','.join('?' * len(roles))})"
             params.extend(roles)
@@ -439,8 +555,7 @@ class SessionStore:
         params.extend(COMPACTION_PREFIXES)
         rows = self.query(
             f"""SELECT {self._message_columns()} FROM messages m
-                WHERE m.session_id = ?
-                  AND (m.timestamp {op} ? OR (m.timestamp = ? AND m.id {op} ?))
+                WHERE m.session_id = ? AND (m.timestamp, m.id) {op} (?, ?)
                   AND {self.visible()}{role_sql}
                   AND m.content IS NOT NULL AND trim(m.content) != ''
                   AND {not_compaction}

@@ -99,7 +99,11 @@ class _Call:
         return self._sessions[session_id]
 
     def root(self, session_id: str) -> str:
-        return self.store.resolve_root(session_id, self._roots)
+        # Walked through the session rows this call reads anyway (one query less per hit).
+        return self.store.resolve_root(
+            session_id, self._roots,
+            parent_of=lambda sid: (self.session(sid) or {}).get("parent_session_id"),
+        )  # fmt: skip
 
     def link(self, session_id: str) -> str:
         return session_link(session_id, self.profile)
@@ -150,9 +154,11 @@ def _hydrate(
     if anchor_id is None:
         return {**empty, "messages_after": store.count_messages(session_id)}
     if full:
+        size = (call.session(session_id) or {}).get("message_count")
         view = store.get_anchored_view(
-            session_id, anchor_id, window=DISCOVER_WINDOW, bookend=DISCOVER_BOOKEND
-        )
+            session_id, anchor_id, window=DISCOVER_WINDOW, bookend=DISCOVER_BOOKEND,
+            size_hint=size if isinstance(size, int) else None,
+        )  # fmt: skip
         if not view:
             return empty
         return {
@@ -164,15 +170,15 @@ def _hydrate(
             "messages_before": view["messages_before"],
             "messages_after": view["messages_after"],
         }
-    anchor = store.get_message(anchor_id)
-    if anchor is None:
+    found = store.get_message_in_context(anchor_id)  # the message and both counts at once
+    if found is None:
         return empty
-    ts, mid = anchor["timestamp"], anchor["id"]
+    anchor, before, after = found
     return {
         **empty,
         "messages": [present_message(anchor, WINDOW_CHARS, anchor_id=anchor_id)],
-        "messages_before": store.count_beyond(session_id, ts, mid, before=True),
-        "messages_after": store.count_beyond(session_id, ts, mid, before=False),
+        "messages_before": before,
+        "messages_after": after,
     }
 
 
@@ -265,6 +271,13 @@ def _index_status(call: _Call, outcome: Any) -> dict[str, Any] | None:
     return {"percent": round(100 * done / total, 1), "note": outcome.note}
 
 
+def _snippet(pick: _Pick, session: dict[str, Any], query: str) -> str:
+    if pick.matched_role == "session_title":
+        title = session.get("title") or query.strip().strip("\"'`").strip()
+        return f"Session title matched: {title}"
+    return (pick.hit or {}).get("snippet") or ""
+
+
 def _discover(
     call: _Call, query: str, roles: list[str], limit: int, sort: str | None, detail: str
 ) -> dict[str, Any]:
@@ -278,7 +291,7 @@ def _discover(
             **call.meta(pick.session_id),
             "matched_role": pick.matched_role,
             "match_message_id": pick.message_id,
-            "snippet": pick.hit.get("snippet", "") if pick.hit else session.get("title") or "",
+            "snippet": _snippet(pick, session, query),
             **_hydrate(call, pick.session_id, pick.message_id, full=full),
             "detail": "full" if full else "compact",
             "link": call.link(pick.session_id),
@@ -448,11 +461,14 @@ def _read_session(call: _Call, session_id: str) -> dict[str, Any]:
     return response
 
 
-def _scroll(call: _Call, session_id: str, around_message_id: Any, window: int) -> dict[str, Any]:
+def _scroll(call: _Call, session_id: Any, around_message_id: Any, window: int) -> dict[str, Any]:
+    if not isinstance(session_id, str) or not session_id.strip():
+        return _error("scroll requires session_id")
+    session_id = session_id.strip()
     try:
         anchor_id = int(around_message_id)
     except (TypeError, ValueError):
-        return _error(f"around_message_id must be a message id, not {around_message_id!r}.")
+        return _error("scroll requires integer around_message_id")
     if call.session(session_id) is None:
         return _error(f"No session {session_id!r} in this history.")
     anchor = call.store.get_message(anchor_id)
@@ -553,8 +569,8 @@ def session_search(
                 call.allowed |= {row[0] for row in rows}
 
         limit = _clamp(limit, *LIMIT_RANGE, default=3)
-        if session_id and around_message_id is not None:
-            return _scroll(call, str(session_id), around_message_id,
+        if session_id is not None and around_message_id is not None:
+            return _scroll(call, session_id, around_message_id,
                            _clamp(window, *WINDOW_RANGE, default=5))  # fmt: skip
         if session_id:
             return _read(call, str(session_id), cross_profile=not scoped and not profile)

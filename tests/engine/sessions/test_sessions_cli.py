@@ -164,3 +164,26 @@ def test_nothing_is_ever_written(cli_home):
     assert set(os.listdir(cli_home.path)) - files_before <= {"state.db-wal", "state.db-shm"}
     wal = cli_home.path / "state.db-wal"
     assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_sessions_search_demotes_cron_below_interactive_sessions(tmp_path):
+    home = HermesHome.resolve(tmp_path / "home")
+    home.path.mkdir()
+    c = Corpus(create_early_db(home.state_db))
+    c.session("cron1", "cron")
+    c.say("cron1", "user", "backup backup backup nightly")  # 1: the best BM25 match
+    c.session("me", "cli")
+    c.say("me", "user", "why did the backup of the photos library fail last week")  # 2
+    c.close()
+    with SessionStore(home.state_db) as store:
+        assert [hit["session_id"] for hit in search_messages(store, "backup")] == ["cron1", "me"]
+
+    code, out, _ = run(home, "--json", "sessions", "search", "backup")
+    assert code == 0
+    assert [hit["session_id"] for hit in json.loads(out)["results"]] == ["me", "cron1"]
+    code, out, _ = run(home, "sessions", "search", "backup")
+    assert code == 0
+    listed = [line.split()[3] for line in out.splitlines() if " #" in line]
+    assert listed == ["me", "cron1"]
+    # the same order as the agent's own session_search
+    assert [r["session_id"] for r in session_search(home, "backup")["results"]] == ["me", "cron1"]

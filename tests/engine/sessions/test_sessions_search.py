@@ -7,7 +7,13 @@ import sqlite3
 import pytest
 from sessions_helpers import T0, Corpus
 
-from hermes_memory.sessions import SessionStore, SessionWriter, create_early_db, search_messages
+from hermes_memory.sessions import (
+    SessionStore,
+    SessionWriter,
+    create_early_db,
+    search_messages,
+    search_outcome,
+)
 
 
 def _build_basic(c: Corpus) -> Corpus:
@@ -36,7 +42,7 @@ def _ids(outcome):
 
 def test_fts_hit_fields_and_snippets(basic_db):
     with SessionStore(basic_db) as store:
-        outcome = search_messages(store, "chat-send")
+        outcome = search_outcome(store, "chat-send")
     assert outcome.path == "fts" and outcome.note == ""
     # BM25: the shorter message ranks first.
     assert _ids(outcome) == [2, 1]
@@ -110,7 +116,7 @@ def test_sort_newest_and_oldest(basic_db):
 
 def test_limit_offset_and_fields(basic_db):
     with SessionStore(basic_db) as store:
-        page = search_messages(store, "deploy", limit=2, offset=1, fields=("id", "role"))
+        page = search_outcome(store, "deploy", limit=2, offset=1, fields=("id", "role"))
         with pytest.raises(ValueError, match="Unknown search field"):
             search_messages(store, "deploy", fields=("id", "bogus"))
     assert page.hits == [
@@ -122,7 +128,7 @@ def test_limit_offset_and_fields(basic_db):
 def test_blank_and_unsearchable_queries(basic_db):
     with SessionStore(basic_db) as store:
         for query in ("", "   ", "!!!", "AND OR"):
-            outcome = search_messages(store, query)
+            outcome = search_outcome(store, query)
             assert outcome.hits == [] and outcome.path == "none"
 
 
@@ -139,7 +145,7 @@ def test_like_fallback_without_fts(tmp_path):
     _build_basic(c)
     with SessionStore(c.close()) as store:
         assert not store.schema.has_fts
-        outcome = search_messages(store, "chat-send")
+        outcome = search_outcome(store, "chat-send")
     assert outcome.path == "like"
     assert outcome.note == "This database has no full-text index; used a substring scan."
     assert _ids(outcome) == [2, 1]  # newest first: no rank without an index
@@ -151,7 +157,7 @@ def test_stale_index_is_topped_up_by_scanning_the_gap(early_corpus):
     c.writer.conn.execute("DROP TRIGGER messages_fts_insert")
     c.say("s_tg", "user", "deploy the passport scanner")  # 9: not indexed
     with SessionStore(c.close()) as store:
-        outcome = search_messages(store, "deploy", role_filter="user")
+        outcome = search_outcome(store, "deploy", role_filter="user")
     assert outcome.path == "fts+like"
     assert outcome.unindexed == 1
     assert outcome.note == (
@@ -169,7 +175,7 @@ def test_corrupt_index_falls_back_to_like(early_corpus):
     c.writer.conn.execute("UPDATE messages_fts_data SET block = substr(block, 1, 10) WHERE id > 10")
     c.writer.conn.commit()
     with SessionStore(c.close()) as store:
-        outcome = search_messages(store, "number 150")
+        outcome = search_outcome(store, "number 150")
     assert outcome.path == "like"
     assert outcome.note.startswith("The full-text index could not be used (database disk image")
     assert _ids(outcome) == [151]
@@ -181,7 +187,7 @@ def test_cjk_without_cjk_indexes_uses_like(early_corpus):
     c.say("s1", "user", "明日は東京タワーに行きます")
     c.say("s1", "user", "大阪に行きます")
     with SessionStore(c.close()) as store:
-        outcome = search_messages(store, "東京")
+        outcome = search_outcome(store, "東京")
     assert outcome.path == "like"
     assert _ids(outcome) == [1]
     assert outcome[0]["snippet"] == "明日は>>>東京<<<タワーに行きます"
@@ -211,7 +217,7 @@ def test_modern_visibility_rules(modern_db):
 
 def test_modern_tool_role_uses_canonical_scan(modern_db):
     with SessionStore(modern_db) as store:
-        outcome = search_messages(store, "maps", role_filter="tool")
+        outcome = search_outcome(store, "maps", role_filter="tool")
     assert outcome.path == "like"
     assert outcome.note == "Tool-role and reasoning searches scan the messages directly."
     assert _ids(outcome) == [5]  # matched on tool_name
@@ -219,7 +225,7 @@ def test_modern_tool_role_uses_canonical_scan(modern_db):
 
 def test_modern_latin_zero_hits_retry_on_trigram(modern_db):
     with SessionStore(modern_db) as store:
-        outcome = search_messages(store, "icket")  # a substring, not a token
+        outcome = search_outcome(store, "icket")  # a substring, not a token
     assert outcome.path == "trigram"
     assert _ids(outcome) == [2]
     assert outcome[0]["snippet"] == "tower t>>>icket<<<s booked"
@@ -227,8 +233,8 @@ def test_modern_latin_zero_hits_retry_on_trigram(modern_db):
 
 def test_modern_cjk_routes(modern_db):
     with SessionStore(modern_db) as store:
-        long_cjk = search_messages(store, "東京タワー")
-        short_cjk = search_messages(store, "東京")
+        long_cjk = search_outcome(store, "東京タワー")
+        short_cjk = search_outcome(store, "東京")
     assert (long_cjk.path, _ids(long_cjk)) == ("trigram", [6])
     assert (short_cjk.path, _ids(short_cjk)) == ("like", [6])  # under 3 characters
     assert long_cjk[0]["snippet"] == "明日は>>>東京タワー<<<に行きます"
@@ -248,3 +254,36 @@ def test_search_sees_rows_written_while_open(basic_db):
         with SessionWriter(basic_db) as writer:
             writer.append_message("s_tg", "user", "fresh words", timestamp=T0 + 999)
         assert [hit["id"] for hit in search_messages(store, "fresh")] == [9]
+
+
+def test_search_messages_returns_a_plain_list(basic_db):
+    with SessionStore(basic_db) as store:
+        hits = search_messages(store, "chat-send")
+        outcome = search_outcome(store, "chat-send")
+        empty = search_messages(store, "   ")
+    assert type(hits) is list and type(empty) is list and empty == []
+    assert hits == outcome.hits and hits
+    assert all(type(hit) is dict for hit in hits)
+
+
+def test_ranked_scan_gives_the_same_rows_as_filtering_before_the_limit(early_corpus, monkeypatch):
+    from hermes_memory.sessions.search import _Search, scan_messages
+
+    c = early_corpus
+    for n in range(120):
+        sid = f"s{n}"
+        c.session(sid, ("cli", "subagent", "telegram")[n % 3])
+        # distinct lengths give distinct BM25 ranks; every other message is a tool row
+        c.say(sid, ("user", "tool")[n % 2], "ledger " + "filler " * (n % 37) + f"item{n}")
+    path = c.close()
+    monkeypatch.setattr(_Search, "JOIN_BATCH", 7)  # many joins and ranked pages
+    monkeypatch.setattr(_Search, "FIRST_PAGE", 3)
+    with SessionStore(path) as store:
+        for scan_limit in (1, 5, 30, 500):
+            kwargs = dict(exclude_sources=["subagent"], role_filter=["user"])
+            scanned = scan_messages(store, "ledger", scan_limit=scan_limit, **kwargs)
+            lazily = [row["id"] for row in scanned.iter_rows()]
+            eager = [hit["id"] for hit in search_messages(
+                store, "ledger", limit=scan_limit, fields=("id",), **kwargs)]  # fmt: skip
+            assert lazily == eager
+            assert len(lazily) == min(scan_limit, 40)  # 60 user rows, a third of them subagent

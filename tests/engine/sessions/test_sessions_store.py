@@ -200,3 +200,43 @@ def test_list_sessions_includes_sessions_without_messages(early_corpus):
         ]  # fmt: skip
         assert listed[2]["preview"] == ""
         assert store.list_sessions(limit=0) == []
+
+
+def test_anchored_view_of_a_small_session_read_whole_matches_the_sql_path(modern_corpus, monkeypatch):
+    import random
+
+    import hermes_memory.sessions.store as store_module
+
+    rng = random.Random(4)
+    c = modern_corpus
+    contents = [None, "", " ", "\n", "hello", "[CONTEXT COMPACTION] old turns",
+                "[CONTEXT SUMMARY]: gist", " [CONTEXT SUMMARY]: indented", "plain words"]  # fmt: skip
+    for n in range(12):
+        sid = f"s{n}"
+        c.session(sid, "cli")
+        clock = T0
+        for _ in range(rng.randint(1, 25)):
+            clock += rng.choice([0, 0, 5])  # equal timestamps: ids break the tie
+            extra = {"active": 0, "compacted": rng.choice([0, 1])} if rng.random() < 0.15 else None
+            c.say(sid, rng.choice(["user", "assistant", "tool", "system"]), rng.choice(contents),
+                  timestamp=clock, extra=extra)  # fmt: skip
+    path = c.close()
+    with SessionStore(path) as store:
+        cases = [
+            (sid, mid, window, bookend, roles)
+            for sid, mid in store.query("SELECT session_id, id FROM messages")
+            for window in (0, 1, 5) for bookend in (0, 1, 3)
+            for roles in (("user", "assistant"), ())
+        ]  # fmt: skip
+        whole = {case: store.get_anchored_view(*case[:2], window=case[2], bookend=case[3],
+                                               keep_roles=case[4]) for case in cases}  # fmt: skip
+        for case in cases[::7]:  # a wrong size hint costs time, never the answer
+            for hint in (0, 10**6):
+                assert store.get_anchored_view(*case[:2], window=case[2], bookend=case[3],
+                                               keep_roles=case[4], size_hint=hint) == whole[case]
+        monkeypatch.setattr(store_module, "SMALL_SESSION", 0)  # every session takes SQL
+        for case, view in whole.items():
+            by_sql = store.get_anchored_view(*case[:2], window=case[2], bookend=case[3],
+                                             keep_roles=case[4])  # fmt: skip
+            assert view == by_sql, case
+    assert any(view for view in whole.values())

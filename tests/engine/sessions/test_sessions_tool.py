@@ -135,7 +135,7 @@ def test_discover_title_match_comes_first(modern_corpus):
     assert (first["matched_role"], first["match_message_id"], first["title"]) == (
         "session_title", 1, "Tower trip",
     )  # fmt: skip
-    assert first["snippet"] == "Tower trip"
+    assert first["snippet"] == "Session title matched: Tower trip"
 
 
 def test_hydration_caps_strips_ansi_and_fills_bookends(early_corpus):
@@ -300,7 +300,7 @@ def test_scroll_errors(tool_db):
         "Message 999 does not exist."
     )
     assert session_search(tool_db, session_id="b1", around_message_id="x")["error"] == (
-        "around_message_id must be a message id, not 'x'."
+        "scroll requires integer around_message_id"
     )
     rejected = session_search(tool_db, session_id="b1", around_message_id=7, current_session_id="b1")
     assert rejected["error"] == (
@@ -345,3 +345,83 @@ def test_mode_validation(tool_db):
     assert session_search(tool_db, "x", profile="work")["error"] == (
         "profile= needs a Hermes home, not a bare database path."
     )
+
+
+# --- parity with upstream's answers ---------------------------------------------------------
+def test_title_match_snippet_reads_session_title_matched(modern_corpus):
+    c = modern_corpus
+    c.session("t1", "cli", extra={"title": "Quarterly taxes"})
+    c.say("t1", "user", "file the forms")
+    result = session_search(c.close(), '"Quarterly taxes"')
+    (entry,) = result["results"]
+    assert entry["matched_role"] == "session_title"
+    assert entry["snippet"] == "Session title matched: Quarterly taxes"
+
+
+def test_scroll_argument_errors_use_upstream_wording(tool_db):
+    for blank in ("", "   "):
+        answer = session_search(tool_db, session_id=blank, around_message_id=7)
+        assert answer == {"success": False, "error": "scroll requires session_id"}
+    for bad in ("seven", 7.5j, [7]):
+        answer = session_search(tool_db, session_id="b1", around_message_id=bad)
+        assert answer == {"success": False, "error": "scroll requires integer around_message_id"}
+    # a numeric string is an integer id, as upstream's int() takes it
+    assert session_search(tool_db, session_id="b1", around_message_id="7")["success"] is True
+
+
+def test_answers_keep_tool_call_id_and_full_tool_calls(early_corpus):
+    c = early_corpus
+    calls = [
+        {"id": "call_1", "type": "function",
+         "function": {"name": "terminal", "arguments": '{"cmd": "make deploy"}'}},
+        {"id": "call_2", "type": "function", "function": {"arguments": "{}"}},  # unnamed
+    ]  # fmt: skip
+    c.session("s", "cli")
+    c.say("s", "user", "deploy the gateway")  # 1
+    c.say("s", "assistant", "deploying the gateway", tool_calls=calls)  # 2
+    c.say("s", "tool", "gateway deployed", tool_name="terminal", tool_call_id="call_1")  # 3
+    path = c.close()
+
+    read = session_search(path, session_id="s")
+    by_id = {message["id"]: message for message in read["messages"]}
+    assert by_id[2]["tool_calls"] == calls  # as stored, unnamed call included
+    assert by_id[3]["tool_call_id"] == "call_1" and by_id[3]["tool_name"] == "terminal"
+    assert "tool_call_id" not in by_id[1] and "tool_calls" not in by_id[1]
+
+    scrolled = session_search(path, session_id="s", around_message_id=2)
+    assert [m.get("tool_calls") for m in scrolled["messages"] if m["id"] == 2] == [calls]
+    found = session_search(path, "gateway", role_filter="user,assistant,tool", detail="full")
+    shown = {m["id"]: m for m in found["results"][0]["messages"]}
+    assert shown[2]["tool_calls"] == calls and shown[3]["tool_call_id"] == "call_1"
+
+
+def test_a_message_without_id_or_with_null_content_does_not_raise(early_corpus):
+    from hermes_memory.sessions.present import present_message
+
+    # as upstream's: keys without a value are dropped, a null content is kept
+    assert present_message({"role": "assistant", "content": None}, 100) == {
+        "role": "assistant", "content": None,
+    }
+    c = early_corpus
+    c.session("s", "cli")
+    c.say("s", "user", "rotate the keys")  # 1
+    c.say("s", "assistant", None, tool_calls=[{"id": "k", "type": "function",
+                                               "function": {"name": "vault"}}])  # 2
+    c.say("s", "assistant", "keys rotated")  # 3
+    path = c.close()
+    read = session_search(path, session_id="s")
+    assert read["success"] is True
+    tool_turn = next(m for m in read["messages"] if m["id"] == 2)
+    assert tool_turn["content"] is None and tool_turn["tool_calls"][0]["id"] == "k"
+    found = session_search(path, "keys", detail="full")
+    assert found["success"] is True and found["count"] == 1
+    assert any(m["content"] is None for m in found["results"][0]["messages"])
+
+
+def test_when_reads_unknown_without_a_timestamp():
+    from hermes_memory.sessions.present import format_when
+
+    assert format_when(None) == "unknown"
+    assert format_when(1_700_000_000) == format_when("1700000000") != "unknown"
+    assert format_when("yesterday") == "yesterday"  # a non-numeric text shows as it is
+    assert format_when(float("inf")) == "inf"  # unconvertible: its text, never a raise

@@ -167,7 +167,7 @@ class InboxDetails(QWidget):
             box.deleteLater()
         self.op_boxes = []
         for op in ops if len(ops) > 1 else []:
-            box = QCheckBox(f"{op['n']}. {op.get('action')}: {op.get('text')}", self.ops_box)
+            box = QCheckBox(f"{op['n']}. {op.get('text')}", self.ops_box)
             box.setChecked(True)
             box.setProperty("op", op["n"])
             self.ops_layout.addWidget(box)

@@ -142,6 +142,7 @@ class InboxDetails(QWidget):
         self.state.setText(self._state_line(shown))
         self.state.setVisible(bool(self.state.text()))
         self.outcome.setText(outcome)
+        self.outcome.setVisible(bool(outcome))
         if not same:
             self._set_ops(shown.get("ops") or [])
             self.stop_editing()

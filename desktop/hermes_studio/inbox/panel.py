@@ -345,6 +345,7 @@ class InboxPanel(QWidget):
         self.banner.setVisible(bool(message))
         if self._shown_id is not None:
             self.details.outcome.setText(self.outcomes.get(self._shown_id, ""))
+            self.details.outcome.setVisible(bool(self.details.outcome.text()))
 
     def _check_edit(self, ident: str, text: str) -> None:
         self.workspace.read(workers.check_edit_work(self.home, ident, text),

@@ -20,8 +20,9 @@ def _block(style: str, label: str, text: str) -> str:
 def memory_diff_html(diff: dict[str, Any], would_apply: bool = True) -> str:
     """Each entry the write adds, replaces or removes, as the store would see it."""
     rows = []
-    for change in diff.get("entries") or []:
-        op = f"op {change.get('op')}: " if change.get("op") else ""
+    changes = diff.get("entries") or []
+    for change in changes:
+        op = f"op {change.get('op')}: " if change.get("op") and len(changes) > 1 else ""
         kind = change.get("change")
         if kind in ("removed", "replaced"):
             rows.append(_block(REMOVED, f"− {op}{'was' if kind == 'replaced' else 'removed'}",

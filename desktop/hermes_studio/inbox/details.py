@@ -199,6 +199,15 @@ class InboxDetails(QWidget):
         self.edit_box.hide()
         self.check.clear()
 
+    def orphan_edit(self, message: str) -> None:
+        """The edited write left the queue: keep the text, refuse to approve it."""
+        self._check_timer.stop()
+        self.shown = None
+        self.state.setText(message)
+        self.state.show()
+        self.check.setText(message)
+        self.approve_edit_button.setEnabled(False)
+
     def _request_check(self) -> None:
         if self.shown is not None and self.editing:
             self.approve_edit_button.setEnabled(False)

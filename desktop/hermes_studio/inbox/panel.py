@@ -9,8 +9,10 @@ on the item if it is still queued. A refusal leaves the record queued, so nothin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QEvent, QEventLoop, QItemSelectionModel, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
@@ -110,6 +112,7 @@ class InboxPanel(QWidget):
         self.edit_button.clicked.connect(self.details.start_editing)
         self.details.sig_check_edit.connect(self._check_edit)
         self.details.sig_approve_edit.connect(self._approve_edit)
+        self.details.cancel_edit_button.clicked.connect(self._edit_closed)
         workspace.sig_changed.connect(self._on_change)
         self._update_buttons()
         self.refresh()
@@ -129,6 +132,17 @@ class InboxPanel(QWidget):
 
         self.sig_count_changed.connect(retitle)
 
+    # --- engine calls on the Workspace's threads -------------------------------------------
+    def _alive(self, callback: Callable[[dict], None]) -> Callable[[dict], None]:
+        """Drop an answer that arrives after the panel is gone (its window closed first)."""
+        return lambda result: callback(result) if shiboken6.isValid(self.list) else None
+
+    def _read(self, work: workers.Work, callback: Callable[[dict], None]) -> None:
+        self.workspace.read(work, self._alive(callback))
+
+    def _write(self, work: workers.Work, callback: Callable[[dict], None]) -> None:
+        self.workspace.write("pending", work, self._alive(callback))
+
     # --- loading --------------------------------------------------------------------------
     def _on_change(self, change: Change) -> None:
         if change.kind in RELIST_KINDS:
@@ -140,8 +154,8 @@ class InboxPanel(QWidget):
             self._relist = True
             return
         self._listing = True
-        self.workspace.read(workers.count_work(self.home), self._counted)
-        self.workspace.read(workers.list_work(self.home), self._listed)
+        self._read(workers.count_work(self.home), self._counted)
+        self._read(workers.list_work(self.home), self._listed)
 
     def _set_count(self, count: int) -> None:
         if count != self.count:
@@ -165,7 +179,15 @@ class InboxPanel(QWidget):
         self.model.set_items(items)
         self._set_count(len(items))
         self.header.setText(self._header_text(result))
-        self._restore_selection(selected)
+        editing = self._shown_id if self.details.editing else None
+        if editing and self.model.row_of(editing) < 0:
+            self._shown_id = None  # keep the person's text on screen; it has nothing to save to
+            self.details.orphan_edit("This write was decided elsewhere while you edited it, so "
+                                     "the edit cannot be approved; your text is kept here to copy.")  # fmt: skip
+            self._report(f"'{editing}' left the queue (decided by the agent or another program).")
+            self._update_buttons()
+        elif not (self.details.editing and self.details.shown is None):  # not an orphaned edit
+            self._restore_selection(selected)
         self.sig_loaded.emit()
         if not items:
             self._mark_ready()
@@ -216,7 +238,7 @@ class InboxPanel(QWidget):
             self.details.show_item(item, self.outcomes.get(item["id"], ""))
         self._shown_id = item["id"]
         ident = item["id"]
-        self.workspace.read(workers.show_work(self.home, ident), lambda r: self._shown(ident, r))
+        self._read(workers.show_work(self.home, ident), lambda r: self._shown(ident, r))
 
     def _shown(self, ident: str, result: dict[str, Any]) -> None:
         if self._shown_id != ident or self.details.editing:
@@ -315,7 +337,7 @@ class InboxPanel(QWidget):
         self.busy = True
         self._update_buttons()
         self._report("Working…")
-        self.workspace.write("pending", work, self._decided)
+        self._write(work, self._decided)
 
     def _decided(self, result: dict[str, Any]) -> None:
         self.busy = False
@@ -347,8 +369,12 @@ class InboxPanel(QWidget):
             self.details.outcome.setText(self.outcomes.get(self._shown_id, ""))
             self.details.outcome.setVisible(bool(self.details.outcome.text()))
 
+    def _edit_closed(self) -> None:
+        if self._shown_id is None:  # the edited write had left the queue
+            self._restore_selection(self.selected_ids())
+
     def _check_edit(self, ident: str, text: str) -> None:
-        self.workspace.read(workers.check_edit_work(self.home, ident, text),
+        self._read(workers.check_edit_work(self.home, ident, text),
                             lambda check: self.details.show_check(ident, text, check))  # fmt: skip
 
 

@@ -78,3 +78,24 @@ def test_screenshot_of_the_inbox_view(qtbot, qapp, capsys, staged_home, tmp_path
     code = studio_app.main(["--home", str(staged_home.path), "--view", "inbox", "--screenshot", str(out)])
     assert code == 0 and out.read_bytes().startswith(b"\x89PNG")
     assert str(out) in capsys.readouterr().out
+
+
+def test_an_edit_whose_write_is_decided_elsewhere_keeps_the_text(qtbot, panel, staged_home):
+    select(qtbot, panel, "a1b2c3d4")
+    qtbot.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
+    panel.details.editor.selectAll()
+    qtbot.keyClicks(panel.details.editor, "My better wording.")
+    rejected = subprocess.run([sys.executable, "-c", "import sys; from hermes_memory.cli import main; "
+                               "sys.exit(main(sys.argv[1:]))", "--home", str(staged_home.path),
+                               "pending", "reject", "a1b2c3d4"], capture_output=True, text=True)  # fmt: skip
+    assert rejected.returncode == 0, rejected.stderr
+    qtbot.waitUntil(lambda: "left the queue" in panel.banner.text(), timeout=5000)
+    assert panel.details.editing and panel.details.editor.toPlainText() == "My better wording."
+    assert not panel.details.approve_edit_button.isEnabled()
+    # the agent staging more meanwhile does not take the text away either
+    agent = run_agent(staged_home, 1, 0.0)
+    assert agent.wait(10) == 0
+    qtbot.waitUntil(lambda: "ab000000" in panel.model.ids(), timeout=5000)
+    assert panel.details.editing and panel.details.editor.toPlainText() == "My better wording."
+    qtbot.mouseClick(panel.details.cancel_edit_button, Qt.MouseButton.LeftButton)
+    assert not panel.details.editing and panel.details.shown is not None

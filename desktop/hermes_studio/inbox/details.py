@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .model import age_text
+from .model import age_text, current_age
 from .render import diff_html, meter_text
 
 #: Quiet time after a keystroke before the engine re-checks the edit.
@@ -136,7 +136,7 @@ class InboxDetails(QWidget):
         created = shown.get("created") or ""
         self.meta.setText(
             f"{kind} to {target} · from the {shown.get('origin_label')} · "
-            f"{age_text(shown.get('age_seconds'))} {f'({created})' if created else ''} · "
+            f"{age_text(current_age(shown))} {f'({created})' if created else ''} · "
             f"session: {session} · id {shown.get('id')}"
         )
         self.state.setText(self._state_line(shown))

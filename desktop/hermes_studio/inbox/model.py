@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
@@ -38,6 +39,14 @@ def state_text(item: dict[str, Any]) -> str:
     return ""
 
 
+def current_age(item: dict[str, Any]) -> float | None:
+    """Seconds since it was staged, now (the listing's ``age_seconds`` grows stale)."""
+    created = item.get("created_at")
+    if not isinstance(created, (int, float)) or created <= 0:
+        return None
+    return max(0.0, time.time() - created)
+
+
 def caption(item: dict[str, Any]) -> str:
     """The list's line: what it does, then memory/skill, origin and age."""
     kind = "Memory" if item.get("kind") == "memory" else "Skill"
@@ -45,7 +54,7 @@ def caption(item: dict[str, Any]) -> str:
     flag = f"  ⚠ {state}" if state else ""
     return (
         f"{item.get('summary') or item.get('id')}{flag}\n"
-        f"{kind} · {item.get('origin_label')} · {age_text(item.get('age_seconds'))}"
+        f"{kind} · {item.get('origin_label')} · {age_text(current_age(item))}"
     )
 
 
@@ -76,6 +85,10 @@ class InboxModel(QAbstractListModel):
         self.beginResetModel()
         self.items = list(items)
         self.endResetModel()
+
+    def refresh_ages(self) -> None:
+        if self.items:
+            self.dataChanged.emit(self.index(0), self.index(len(self.items) - 1))
 
     def ids(self) -> list[str]:
         return [str(item["id"]) for item in self.items]

@@ -37,6 +37,7 @@ from .model import InboxModel
 #: Changes that can make a queued write stale or change its meter.
 RELIST_KINDS = {"pending", "memory", "user", "skills", "config"}
 TAB_TITLE = "Inbox"
+AGE_TICK_MS = 30_000
 
 
 def tab_title(count: int | None) -> str:
@@ -84,6 +85,7 @@ class InboxPanel(QWidget):
         self.reject_button = QPushButton("&Reject", self)
         self.reject_button.setToolTip("Drop it without writing (Delete); it stays in the log")
         self.edit_button = QPushButton("&Edit then approve…", self)
+        self.edit_button.setToolTip("Change what it writes, checked as you type (F2)")
         actions = QHBoxLayout()
         for button in (self.approve_button, self.reject_button, self.edit_button):
             actions.addWidget(button)
@@ -114,6 +116,10 @@ class InboxPanel(QWidget):
         self.details.sig_approve_edit.connect(self._approve_edit)
         self.details.cancel_edit_button.clicked.connect(self._edit_closed)
         workspace.sig_changed.connect(self._on_change)
+        self._ages = QTimer(self)  # "7 min ago" keeps counting without a re-list
+        self._ages.setInterval(AGE_TICK_MS)
+        self._ages.timeout.connect(self.model.refresh_ages)
+        self._ages.start()
         self._update_buttons()
         self.refresh()
 
@@ -279,6 +285,9 @@ class InboxPanel(QWidget):
                 return True
             if key == Qt.Key.Key_Delete:
                 self.reject_selected()
+                return True
+            if key == Qt.Key.Key_F2 and self.edit_button.isEnabled():
+                self.details.start_editing()
                 return True
         return super().eventFilter(watched, event)
 

@@ -120,7 +120,7 @@ def test_no_operation_ticked_is_refused_in_place(qtbot, panel, staged_home):
 
 def test_edit_then_approve_checks_live_and_writes_the_edited_text(qtbot, panel, staged_home):
     select(qtbot, panel, "a1b2c3d4")
-    qtbot.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(panel.list, Qt.Key.Key_F2)
     editor = panel.details.editor
     assert editor.toPlainText() == ADD_TEXT
     editor.selectAll()

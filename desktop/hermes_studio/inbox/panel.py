@@ -84,7 +84,7 @@ class InboxPanel(QWidget):
         self.approve_button.setToolTip("Write it (Ctrl+Enter); on a selection, approve them all")
         self.reject_button = QPushButton("&Reject", self)
         self.reject_button.setToolTip("Drop it without writing (Delete); it stays in the log")
-        self.edit_button = QPushButton("&Edit then approve…", self)
+        self.edit_button = QPushButton("Edit then approve…", self)
         self.edit_button.setToolTip("Change what it writes, checked as you type (F2)")
         actions = QHBoxLayout()
         for button in (self.approve_button, self.reject_button, self.edit_button):

@@ -92,8 +92,8 @@ def pending_edit(home: HermesHome, pending_id: str, text: str) -> dict[str, Any]
 def pending_check_edit(home: HermesHome, pending_id: str, text: str) -> dict[str, Any]:
     """Dry run of :func:`pending_edit` for live checks while typing; writes nothing.
 
-    ``{"ok", "error"?, "chars", "findings": [{"id", "explanation"}], "problem", "would_apply",
-    "reason", "diff", "meter_after"}``: the scanner and budget checks a memory write passes
+    ``{"ok", "error"?, "chars", "findings": [{"id", "explanation"}], "scanned", "problem",
+    "would_apply", "reason", "diff", "meter_after"}``: the scanner and budget checks a memory write passes
     (``problem`` is the store's refusal), and the preview the edited record would have."""
     from .memory.edits import check_entry
     from .pending import Context, PendingError, PendingQueue, PendingRecord, preview
@@ -117,6 +117,7 @@ def pending_check_edit(home: HermesHome, pending_id: str, text: str) -> dict[str
                 findings += [{"id": f.id, "explanation": f.explanation} for f in checked.findings]
                 problem = problem or checked.problem
         return {"ok": True, "chars": sum(len(t.strip()) for t in texts), "findings": findings,
+                "scanned": record.subsystem == "memory",
                 "problem": problem, "would_apply": bool(result.get("would_apply")) and not problem,
                 "reason": problem or result.get("reason"), "diff": result.get("diff"),
                 "meter_after": result.get("meter_after")}  # fmt: skip

@@ -228,10 +228,9 @@ class InboxDetails(QWidget):
         if meter:
             parts.append(f"after approval {meter}")
         findings = check.get("findings") or []
-        parts.append(
-            "scanner: " + "; ".join(f["explanation"] for f in findings) if findings
-            else "scanner: nothing flagged"
-        )  # fmt: skip
+        if check.get("scanned"):
+            parts.append("scanner: " + "; ".join(f["explanation"] for f in findings) if findings
+                         else "scanner: nothing flagged")  # fmt: skip
         reason = check.get("reason")
         verdict = f"Would be refused: {reason}" if not check.get("would_apply") else "Would apply."
         self.check.setText(" · ".join(parts) + "\n" + verdict)

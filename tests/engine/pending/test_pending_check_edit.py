@@ -13,7 +13,7 @@ def test_a_clean_memory_edit_counts_and_meters_without_writing(queue_home):
                    "content": "Uses fish."})  # fmt: skip
     before = snapshot(queue_home.path)
     check = api.pending_check_edit(queue_home, "a1a1a1a1", "  Uses fish and neovim.  ")
-    assert check["ok"] and check["would_apply"] and check["problem"] is None
+    assert check["ok"] and check["would_apply"] and check["problem"] is None and check["scanned"]
     assert check["chars"] == len("Uses fish and neovim.") and check["findings"] == []
     used = len("\n§\n".join([*MEMORY, "Uses fish and neovim."]))
     assert check["meter_after"]["used"] == used
@@ -45,7 +45,7 @@ def test_a_skill_edit_previews_its_diff(queue_home):
     write_upstream(queue_home, "skills", "c1c1c1c1", {"action": "edit", "name": "docker-logs",
                    "content": skill_text("docker-logs", "1. old\n")})  # fmt: skip
     check = api.pending_check_edit(queue_home, "c1c1c1c1", skill_text("docker-logs", "1. new step\n"))
-    assert check["ok"] and check["would_apply"], check
+    assert check["ok"] and check["would_apply"] and not check["scanned"], check
     assert "+1. new step" in check["diff"]["unified"]
 
 

@@ -292,7 +292,7 @@ class InboxPanel(QWidget):
         return super().eventFilter(watched, event)
 
     # --- deciding ---------------------------------------------------------------------------
-    def confirm_bulk(self, approve: bool, items: list[dict[str, Any]]) -> bool:
+    def confirm_bulk(self, approve: bool, items: list[dict[str, Any]], skipped: int = 0) -> bool:
         """One confirmation for a multi-selection, naming the action; Cancel is the default."""
         verb = "Approve" if approve else "Reject"
         box = QMessageBox(self)
@@ -302,6 +302,8 @@ class InboxPanel(QWidget):
         what = "write them to memory and skills" if approve else "drop them without writing"
         lines = "\n".join(f"• {i.get('summary')}" for i in items[:8])
         more = f"\n… and {len(items) - 8} more" if len(items) > 8 else ""
+        if skipped:
+            more += f"\n\n{skipped} broken record{'s' * (skipped != 1)} cannot be approved and stay queued."
         box.setText(f"{verb} {len(items)} staged writes? This will {what}.\n\n{lines}{more}")
         confirm = box.addButton(f"{verb} {len(items)}", QMessageBox.ButtonRole.AcceptRole)
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
@@ -319,12 +321,13 @@ class InboxPanel(QWidget):
 
     def _decide(self, approve: bool) -> None:
         items = self.selected_items()
+        skipped = sum(1 for i in items if i.get("broken")) if approve else 0
         if approve:
             items = [i for i in items if not i.get("broken")]
         if self.busy or not items:
             return
         if len(items) > 1:
-            if not self.confirm_bulk(approve, items):
+            if not self.confirm_bulk(approve, items, skipped):
                 self._report("Nothing was changed.")
                 return
             work = workers.decide_many_work(self.home, [i["id"] for i in items], approve)

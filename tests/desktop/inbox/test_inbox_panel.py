@@ -233,6 +233,22 @@ def test_bulk_reject_of_everything_with_the_keyboard(qtbot, panel, staged_home):
     assert "The inbox is empty" in panel.details.title.text()
 
 
+def test_bulk_approve_of_everything_skips_the_broken_record_and_says_so(qtbot, panel, staged_home):
+    raw = pending_file(staged_home, "memory", "e5e5e5e5").read_bytes()
+    panel.list.setFocus()
+    qtbot.keyClick(panel.list, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    seen: list = []
+    QTimer.singleShot(100, lambda: _answer_confirmation(qtbot, seen, confirm=True))
+    with qtbot.waitSignal(panel.sig_decided, timeout=5000) as blocker:
+        qtbot.keyClick(panel.list, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert seen[0][0].startswith("Approve 4 staged writes?") and "1 broken record cannot" in seen[0][0]
+    decisions = {d["id"]: d["ok"] for d in blocker.args[0]["decisions"]}
+    assert decisions == {"a1b2c3d4": True, "b7e2d041": True, "c0ffee12": True, "d00dfeed": False}
+    assert "3 of 4 decided" in panel.banner.text() and "d00dfeed" in panel.banner.text()
+    assert pending_file(staged_home, "memory", "e5e5e5e5").read_bytes() == raw
+    qtbot.waitUntil(lambda: set(panel.model.ids()) == {"d00dfeed", "e5e5e5e5"}, timeout=5000)
+
+
 def test_pending_records_are_a_change_kind(staged_home):
     folder = staged_home.path / "pending"
     assert classify(staged_home, str(folder / "memory" / "abc.json")) == "pending"

@@ -20,12 +20,13 @@ from hermes_memory.home import HermesHome, HomeError
 from . import __version__
 from .graph import GraphPanel
 from .graph.homes import HomeSwitcher, RecentHomes
+from .inbox import InboxPanel
 from .memory import MemoryEditors, StatusMeters
 from .memory.editor import StoreEditor
 from .workspace import Workspace
 
 APP_NAME = "Hermes Memory Studio"
-VIEWS = ("graph", "memory")
+VIEWS = ("graph", "memory", "inbox")
 DEFAULT_SIZE = (1200, 800)
 
 
@@ -61,6 +62,8 @@ class MainWindow(QMainWindow):
         RecentHomes().add(home, demo=demo)
         self.memory = MemoryEditors(self.workspace, self)
         self.tabs.addTab(self.memory, "Memory")
+        self.inbox = InboxPanel(self.workspace, self)
+        self.inbox.install(self.tabs, self.statusBar())  # its tab, badge and status-bar count
         self.setCentralWidget(self.tabs)
         self.set_view(view)
 
@@ -120,6 +123,7 @@ class MainWindow(QMainWindow):
 
     def grab(self, *args):  # noqa: D102 - a screenshot waits for the graph's first layout
         self.graph.wait_ready(5000)
+        self.inbox.wait_ready(5000)
         return super().grab(*args)
 
     # --- switching homes --------------------------------------------------------------

@@ -41,7 +41,8 @@ DEBOUNCE_MS = 40
 
 @dataclass(frozen=True)
 class Change:
-    """What changed: ``kind`` is ``memory``, ``user``, ``config``, ``skills`` or ``sessions``."""
+    """What changed: ``kind`` is ``memory``, ``user``, ``config``, ``skills``, ``sessions``
+    or ``pending`` (a record staged or decided in the write queue)."""
 
     kind: str
     origin: str  # "app" (our own write) or "disk" (someone else, e.g. the agent)
@@ -65,6 +66,8 @@ def classify(home: HermesHome, path: str) -> str | None:
     if parts[0] == "skills":
         ignored = name.endswith((".lock", ".tmp")) or name.startswith(".tmp")
         return None if ignored else "skills"
+    if parts[0] == "pending" and len(parts) == 3 and parts[1] in ("memory", "skills"):
+        return "pending" if name.endswith(".json") and not name.startswith(".") else None
     if name in ("state.db", "state.db-wal"):
         return "sessions"
     return None

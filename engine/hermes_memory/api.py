@@ -89,6 +89,42 @@ def pending_edit(home: HermesHome, pending_id: str, text: str) -> dict[str, Any]
     return _pending_call(lambda: PendingQueue(home).edit(pending_id, text).as_dict())
 
 
+def pending_check_edit(home: HermesHome, pending_id: str, text: str) -> dict[str, Any]:
+    """Dry run of :func:`pending_edit` for live checks while typing; writes nothing.
+
+    ``{"ok", "error"?, "chars", "findings": [{"id", "explanation"}], "scanned", "problem",
+    "would_apply", "reason", "diff", "meter_after"}``: the scanner and budget checks a memory write passes
+    (``problem`` is the store's refusal), and the preview the edited record would have."""
+    from .memory.edits import check_entry
+    from .pending import Context, PendingError, PendingQueue, PendingRecord, preview
+    from .pending.queue import edited_payload
+
+    def check() -> dict[str, Any]:
+        record = PendingQueue(home).find(pending_id)
+        if record.problem:
+            raise PendingError(f"'{record.id}' cannot be edited: {record.problem}.")
+        payload = edited_payload(record, text)
+        data = {**record.data, "payload": payload, "action": payload.get("action", "")}
+        data.pop("base_sha256", None)  # an edit is re-pinned to today's text when saved
+        result = preview(Context(home), PendingRecord(record.id, record.subsystem, data, record.path))
+        texts = [text] if not text.lstrip().startswith("{") else [
+            op.get("content") for op in PendingRecord(record.id, record.subsystem, data).operations()
+            if isinstance(op.get("content"), str)]  # fmt: skip
+        findings, problem = [], None
+        if record.subsystem == "memory":
+            for entry in texts:
+                checked = check_entry(entry)
+                findings += [{"id": f.id, "explanation": f.explanation} for f in checked.findings]
+                problem = problem or checked.problem
+        return {"ok": True, "chars": sum(len(t.strip()) for t in texts), "findings": findings,
+                "scanned": record.subsystem == "memory",
+                "problem": problem, "would_apply": bool(result.get("would_apply")) and not problem,
+                "reason": problem or result.get("reason"), "diff": result.get("diff"),
+                "meter_after": result.get("meter_after")}  # fmt: skip
+
+    return _pending_call(check)
+
+
 def pending_decide_all(home: HermesHome, approve: bool) -> dict[str, Any]:
     """``approve all`` (skips broken and failed records) or ``reject all``."""
     from .pending import PendingQueue

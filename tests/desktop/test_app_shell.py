@@ -74,6 +74,7 @@ def test_window_title_and_status_bar_show_the_home(qtbot, home):
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
         "Learning graph",
         "Memory",
+        "Inbox",
     ]
     assert str(home.path) in window.graph.loading_label.text()
 
@@ -104,7 +105,7 @@ def test_profile_title_and_demo_marker(qtbot, home):
     )
 
 
-@pytest.mark.parametrize(("view", "tab"), [("graph", "Learning graph"), ("memory", "Memory")])
+@pytest.mark.parametrize(("view", "tab"), [("graph", "Learning graph"), ("memory", "Memory"), ("inbox", "Inbox")])
 def test_view_selects_the_current_tab(qtbot, home, view, tab):
     window = MainWindow(home, view=view)
     qtbot.addWidget(window)

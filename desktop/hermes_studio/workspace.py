@@ -25,14 +25,19 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from hermes_memory.config import load_memory_config
 from hermes_memory.home import HermesHome
 from hermes_memory.memory.entries import TARGETS
 from hermes_memory.memory.status import StoreStatus, read_store_status
 
+from .watching import content_observer
+
 log = logging.getLogger(__name__)
+
+#: Every kind of change: what an overflow of the event queue may have hidden.
+ALL_KINDS = ("memory", "user", "config", "skills", "sessions")
 
 #: Quiet period after the last file event before reloading; short enough that a meter
 #: follows an agent's write well within 300 ms.
@@ -71,23 +76,31 @@ def classify(home: HermesHome, path: str) -> str | None:
 
 
 class _FolderWatcher(FileSystemEventHandler):
-    """Runs on watchdog's thread: turns events into change kinds, nothing else."""
+    """Runs on watchdog's thread: turns events into change kinds, nothing else.
+
+    The observer delivers content changes only (see :mod:`.watching`): reads, opens and
+    attribute changes never arrive, so the app's own reads cause no events.
+    """
 
     def __init__(self, home: HermesHome, report: Callable[[str], None]):
         self.home = home
         self.report = report
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        # Opens, closes and attribute changes carry no new content (a write also arrives
-        # as "modified" or a move); reading a WAL state.db opens, chmods and closes its
-        # -wal file, which must not look like new history.
-        if event.event_type in ("opened", "closed", "closed_no_write", "attrib"):
+        if event.event_type == "overflow":  # events were lost: everything may have changed
+            for kind in ALL_KINDS:
+                self.report(kind)
             return
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
         for path in paths:  # an atomic replace arrives as a move onto the target
             kind = classify(self.home, str(path)) if path else None
-            if kind:
+            # SQLite opens the WAL read-write even to read, so closing it says nothing;
+            # a real write to it also arrives as "modified".
+            if kind and not (kind == "sessions" and event.event_type == "closed"):
                 self.report(kind)
+
+    def on_overflow(self, event: FileSystemEvent) -> None:
+        """Handled in :meth:`on_any_event`; watchdog dispatches by event type."""
 
 
 class Workspace(QObject):
@@ -110,7 +123,7 @@ class Workspace(QObject):
         self._debounce.timeout.connect(self._flush_disk_events)
         self._sig_disk_event.connect(self._on_disk_event)
         self._sig_done.connect(self._deliver)
-        self._observer: Observer | None = None
+        self._observer: BaseObserver | None = None
         self._closed = False
         if watch:
             self._start_watching()
@@ -120,14 +133,10 @@ class Workspace(QObject):
         if not self.home.path.is_dir():
             self.sig_error.emit(f"No Hermes home at {self.home.path}.")
             return
-        observer = Observer()
-        observer.daemon = True
         # Recursive on the home: memories/ may be created later, skills nest, and the agent's
         # atomic renames must be seen as moves within a watched folder.
-        observer.schedule(
-            _FolderWatcher(self.home, self._sig_disk_event.emit),
-            str(self.home.path),
-            recursive=True,
+        observer = content_observer(
+            str(self.home.path), _FolderWatcher(self.home, self._sig_disk_event.emit)
         )
         try:
             observer.start()

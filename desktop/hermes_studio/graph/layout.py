@@ -144,15 +144,23 @@ def neighbour_pairs(pos: np.ndarray, query: np.ndarray, cell: float) -> tuple[np
     span = int(cells[:, 1].max()) + 3
     key = cells[:, 0] * span + cells[:, 1]
     order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
     qkey = key[query]
+    table = (int(cells[:, 0].max()) + 2) * span
+    dense = table <= max(1 << 16, 64 * n)  # a per-cell table is cheaper than a search
+    if dense:
+        per_cell = np.bincount(key, minlength=table)
+        cell_start = np.cumsum(per_cell) - per_cell
+    else:
+        sorted_key = key[order]
     left_parts, right_parts = [], []
     for dx in (-1, 0, 1):
         for dy in (-1, 0, 1):
             target = qkey + dx * span + dy
-            lo = np.searchsorted(sorted_key, target, "left")
-            hi = np.searchsorted(sorted_key, target, "right")
-            counts = hi - lo
+            if dense:
+                lo, counts = cell_start[target], per_cell[target]
+            else:
+                lo = np.searchsorted(sorted_key, target, "left")
+                counts = np.searchsorted(sorted_key, target, "right") - lo
             left_parts.append(np.repeat(query, counts))
             right_parts.append(order[_ragged_arange(lo, counts)])
     i = np.concatenate(left_parts)

@@ -49,6 +49,8 @@ CORE_RADIUS = 58.0
 MIN_BAND = 46.0
 LEAD_IN = 0.06
 DAY = 86_400.0
+#: Bump when the saved form of :meth:`LayoutEngine.export_state` changes meaning.
+STATE_VERSION = 1
 
 
 # --- input -------------------------------------------------------------------------------
@@ -367,6 +369,39 @@ class LayoutEngine:
     def forget(self) -> None:
         self._frames.clear()
 
+    def has(self, mode: str) -> bool:
+        """Whether positions for ``mode`` are known (a layout then places only new nodes)."""
+        return mode in self._frames
+
+    # --- keeping positions across runs -------------------------------------------------------
+    def export_state(self) -> dict:
+        """Every mode's positions and frame as plain JSON-able data."""
+        return {
+            "version": STATE_VERSION,
+            "frames": {
+                mode: {"key": list(frame.key), "positions": frame.positions, "extra": frame.extra}
+                for mode, frame in self._frames.items()
+            },
+        }
+
+    def import_state(self, state: object) -> bool:
+        """Take positions saved by :meth:`export_state`; False (and nothing kept) if the data
+        is not a state this version wrote."""
+        try:
+            assert isinstance(state, dict) and state.get("version") == STATE_VERSION
+            frames = {}
+            for mode, saved in state["frames"].items():
+                assert mode in MODES
+                positions = {str(k): (float(v[0]), float(v[1])) for k, v in saved["positions"].items()}
+                extra = dict(saved["extra"])
+                if "anchors" in extra:
+                    extra["anchors"] = {str(k): tuple(map(float, v)) for k, v in extra["anchors"].items()}
+                frames[mode] = _Frame(key=_tuples(saved["key"]), positions=positions, extra=extra)
+        except (AssertionError, AttributeError, KeyError, TypeError, ValueError, IndexError):
+            return False
+        self._frames = frames
+        return True
+
     def _iterations(self, graph: LayoutGraph, full: bool) -> int:
         base = self.cold_iterations if full else self.warm_iterations
         return base if graph.size <= 2000 else (base * 3) // 4
@@ -587,6 +622,11 @@ def _timeline_targets(
     angle = start[ring_of, cat] + along * span[ring_of, cat]
     radius = band_in + (0.12 + 0.76 * depth) * (band_out - band_in)
     return np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
+
+
+def _tuples(value: object) -> object:
+    """JSON lists back into the tuples a frame key is made of."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _place_disc(placed: dict[str, tuple[float, float, float]], name: str, radius: float) -> tuple[float, float, float]:

@@ -6,6 +6,11 @@ and a cache of memory-card dates from session history. Requests arriving while a
 are merged into one follow-up job (the newest settings win, the reasons add up), so a
 burst of file events costs at most two builds.
 
+Positions are kept per home in the user's cache folder (:class:`PositionCache`), so the
+next launch of the same home places only the nodes that are new, and once the first
+graph is shown the worker lays out the other mode in the background, so the first
+switch between Timeline and Clusters finds its positions ready.
+
 The engine dates memory cards from session history. A "sessions" change alone rebuilds
 only when that history changed identity (:func:`history_key`): merely opening ``state.db``
 read-only touches its WAL, which the folder watcher reports as a sessions change, and
@@ -14,13 +19,20 @@ that must not start a rebuild loop.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import logging
+import os
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import platformdirs
 from PySide6.QtCore import QObject, Signal, Slot
 
 from hermes_memory.home import HermesHome
@@ -57,16 +69,69 @@ class GraphSnapshot:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+class PositionCache:
+    """Node positions of one home, in ``<user cache>/hermes-studio/layouts/``.
+
+    Only a cache: a missing, unreadable or foreign file means a fresh layout, and a file
+    that cannot be written is skipped (the layout stays in memory).
+    """
+
+    def __init__(self, home: HermesHome, folder: Path | None = None) -> None:
+        folder = folder or Path(platformdirs.user_cache_dir("hermes-studio", appauthor=False)) / "layouts"
+        digest = hashlib.sha256(os.fsencode(home.path.resolve())).hexdigest()[:24]
+        self.path = folder / f"{digest}.json"
+
+    def load(self, layouts: LayoutEngine) -> bool:
+        try:
+            state = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return False
+        return layouts.import_state(state)
+
+    def save(self, layouts: LayoutEngine) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=".layout-", suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(layouts.export_state(), handle, separators=(",", ":"))
+                os.replace(temp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                raise
+        except OSError as exc:
+            log.info("layout cache not written: %s", exc)
+
+
 class GraphJobs:
     """The worker-side state; every method runs on the worker thread only."""
 
-    def __init__(self, home: HermesHome, builder: GraphBuilder | None = None) -> None:
+    def __init__(
+        self, home: HermesHome, builder: GraphBuilder | None = None, *, positions: PositionCache | None = None
+    ) -> None:
         self.home = home
         self.builder = builder or GraphBuilder(home)
         self.layouts = LayoutEngine()
+        self.positions = positions or PositionCache(home)
+        self._positions_loaded = False
         self._history_key: tuple | None = None
         self._last: GraphData | None = None
         self._last_include_all: bool | None = None
+
+    def _layout(self, data: GraphData, mode: str) -> LayoutResult:
+        if not self._positions_loaded:
+            self._positions_loaded = True
+            self.positions.load(self.layouts)
+        layout = self.layouts.layout(data.layout_graph(), mode)
+        if layout.moved or layout.full:
+            self.positions.save(self.layouts)
+        return layout
+
+    def prepare(self, mode: str) -> None:
+        """Lay out the last graph in ``mode`` too, unless its positions are known already."""
+        if self._last is not None and not self.layouts.has(mode):
+            self._layout(self._last, mode)
 
     # --- session history ---------------------------------------------------------------
     def history_changed(self) -> bool:
@@ -94,7 +159,7 @@ class GraphJobs:
             data = graph_from_payload(payload)
             self._last, self._last_include_all = data, request.include_all
         built = time.perf_counter()
-        layout = self.layouts.layout(data.layout_graph(), request.mode)
+        layout = self._layout(data, request.mode)
         done = time.perf_counter()
         return GraphSnapshot(
             request=request,
@@ -177,6 +242,15 @@ class GraphWorker(QObject):
             self._start(self._pending)
         else:
             self.sig_busy.emit(False)
+            if isinstance(result, GraphSnapshot):
+                other = CLUSTERS if request.mode == TIMELINE else TIMELINE
+                self._executor.submit(self._prepare_quietly, other)
+
+    def _prepare_quietly(self, mode: str) -> None:
+        try:
+            self.jobs.prepare(mode)
+        except Exception:  # only a head start: the real request reports any failure
+            log.exception("laying out %s in advance failed", mode)
 
     def close(self) -> None:
         if self._closed:

@@ -1,0 +1,83 @@
+"""Positions kept per home in the user's cache folder, and the other mode laid out in advance."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from hermes_memory.memory.store import MemoryStore
+from hermes_studio.graph.layout import CLUSTERS, TIMELINE, LayoutEngine
+from hermes_studio.graph.workers import PositionCache
+
+
+def _positions(panel) -> dict[str, tuple[float, float]]:
+    snapshot = panel.snapshot
+    return dict(zip(snapshot.data.ids, map(tuple, snapshot.layout.positions.tolist()), strict=True))
+
+
+def _close(panel) -> None:
+    panel.close_panel()
+    panel.workspace.close()
+
+
+def test_a_relaunch_reuses_the_saved_positions_and_places_only_new_nodes(make_panel, demo_home, tmp_path):
+    cache = PositionCache(demo_home)
+    assert cache.path.is_relative_to(os.environ["XDG_CACHE_HOME"])  # tests never touch ~/.cache
+
+    first = make_panel(demo_home, watch=False)
+    assert first.snapshot.layout.full and first.snapshot.layout.moved == first.data.size
+    before = _positions(first)
+    _close(first)
+    assert cache.path.is_file()
+
+    second = make_panel(demo_home, watch=False)
+    assert second.snapshot.layout.moved == 0 and not second.snapshot.layout.full
+    assert _positions(second) == before
+    _close(second)
+
+    MemoryStore(demo_home).add("user", "Dana prefers answers with the command first.")  # ids stay put
+    third = make_panel(demo_home, watch=False)
+    after = _positions(third)
+    new = set(after) - set(before)
+    assert len(new) == 1 and third.snapshot.layout.moved == 1
+    assert {k: v for k, v in after.items() if k not in new} == {k: before[k] for k in after if k not in new}
+
+
+def test_the_first_switch_to_clusters_finds_its_positions_ready(make_panel, demo_home, qtbot):
+    panel = make_panel(demo_home, watch=False)
+    qtbot.waitUntil(lambda: panel.worker.jobs.layouts.has(CLUSTERS), timeout=20000)
+    panel.clusters_button.click()
+    qtbot.waitUntil(lambda: panel.snapshot.request.mode == CLUSTERS, timeout=20000)
+    assert panel.snapshot.layout.moved == 0
+    panel.timeline_button.click()
+    qtbot.waitUntil(lambda: panel.snapshot.request.mode == TIMELINE, timeout=20000)
+    assert panel.snapshot.layout.moved == 0
+
+
+def test_a_damaged_cache_file_means_a_fresh_layout(make_panel, demo_home):
+    cache = PositionCache(demo_home)
+    cache.path.parent.mkdir(parents=True)
+    cache.path.write_text('{"version": 1, "frames": {"timeline": {"key": 3}}}', encoding="utf-8")
+    panel = make_panel(demo_home, watch=False)
+    assert panel.snapshot.layout.full and panel.snapshot.layout.moved == panel.data.size
+
+
+def test_exported_state_round_trips_through_json():
+    import json
+
+    from hermes_studio.graph.layout import LayoutGraph
+
+    ids = [f"n{i}" for i in range(40)]
+    graph = LayoutGraph(
+        ids, ["a" if i % 2 else "b" for i in range(40)],
+        np.linspace(1.7e9, 1.72e9, 40), np.full(40, 6.0), np.array([[0, 1], [2, 3]]),
+    )
+    engine = LayoutEngine()
+    laid = {mode: engine.layout(graph, mode).positions for mode in (TIMELINE, CLUSTERS)}
+    copy = LayoutEngine()
+    assert copy.import_state(json.loads(json.dumps(engine.export_state())))
+    for mode in (TIMELINE, CLUSTERS):
+        again = copy.layout(graph, mode)
+        assert again.moved == 0 and not again.full
+        assert np.array_equal(again.positions, laid[mode])

@@ -145,9 +145,9 @@ class GraphView(pg.GraphicsView):
             self.selected = None
         self.hovered = None
         self._draw_frame()
-        self._refresh()
         if not keep_camera or not self._fitted:
-            self.fit()
+            self._fit_camera()  # before drawing: the glyph size depends on the zoom
+        self._refresh()
 
     def set_visible(self, visible: np.ndarray) -> None:
         self.visible = np.asarray(visible, dtype=bool)
@@ -183,22 +183,29 @@ class GraphView(pg.GraphicsView):
         return [self.data.ids[i] for i in self.shown]
 
     def fit(self) -> None:
+        if self._fit_camera():
+            self._refresh()
+        elif self.data is not None:
+            self._draw_labels()
+
+    def _fit_camera(self) -> bool:
+        """Frame the whole map; True when the glyph size changed (the nodes need redrawing)."""
         rect = self.content_rect()
         if rect is None:
-            return
+            return False
         self.vb.setRange(rect, padding=0.04)
         self._fitted = True
         # glyphs keep their pixel size while zooming (fast); it is chosen here, once per fit,
         # so that a big map's overview is not a solid blob
         per_unit = self._pixels_per_unit()
-        if per_unit > 0:
-            scale = float(np.clip(per_unit, 0.4, 1.6))
-            self._labels_zoom = per_unit
-            if abs(scale - self._size_scale) > 0.02 and self.data is not None:
-                self._size_scale = scale
-                self._refresh()
-            else:
-                self._draw_labels()
+        if per_unit <= 0:
+            return False
+        scale = float(np.clip(per_unit, 0.4, 1.6))
+        self._labels_zoom = per_unit
+        if abs(scale - self._size_scale) > 0.02 and self.data is not None:
+            self._size_scale = scale
+            return True
+        return False
 
     def content_rect(self) -> QRectF | None:
         if len(self.pos) == 0:
@@ -342,6 +349,9 @@ class GraphView(pg.GraphicsView):
         sizes = 2.0 * data.radii()[shown] * self._size_scale
         symbols = np.where(data.kind[shown] == MEMORY, "d", "o")
         sizes = np.where(data.kind[shown] == MEMORY, sizes * 1.15, sizes)
+        # half-pixel steps: each distinct glyph is rendered once into pyqtgraph's atlas, and
+        # continuous sizes made thousands of them at 10,000 nodes
+        sizes = np.round(sizes * 2.0) / 2.0
         outline = QColor(self.style_.outline)
         outline.setAlphaF(0.85)
         outline_pen = pg.mkPen(outline, width=1.0)

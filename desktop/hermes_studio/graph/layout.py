@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -121,6 +121,10 @@ class LayoutResult:
     full: bool = True  # a full re-layout (else only new nodes were placed)
 
 
+class LayoutCancelled(Exception):
+    """The layout was asked to stop; nothing it computed was kept."""
+
+
 # --- the force engine --------------------------------------------------------------------
 def _ragged_arange(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """``concatenate([arange(s, s + c) for s, c in zip(starts, counts)])``, vectorised."""
@@ -186,6 +190,7 @@ def relax(
     edge_weight: np.ndarray | None = None,
     settle: int = 10,
     slack: np.ndarray | float = 0.0,
+    should_stop: Callable[[], bool] | None = None,
 ) -> np.ndarray:
     """Move the ``mobile`` nodes of ``pos`` (in place) towards equilibrium; return ``pos``.
 
@@ -195,6 +200,7 @@ def relax(
     ``settle`` sweeps only resolve collisions, so springs never leave nodes overlapping.
     The target pull acts only beyond ``slack`` from the target: a pull on every node of a
     packed disc would squeeze its core faster than collisions can push back.
+    ``should_stop`` is asked before every sweep; True raises :class:`LayoutCancelled`.
     """
     mobile_idx = np.flatnonzero(mobile)
     if len(mobile_idx) == 0 or iterations <= 0:
@@ -213,6 +219,8 @@ def relax(
     step = -1
     while True:
         step += 1
+        if should_stop is not None and should_stop():
+            raise LayoutCancelled
         if step >= total + (EXTRA_SETTLE if n <= 2000 else EXTRA_SETTLE // 5):
             break
         cooling = max(0.2, 1.0 - step / (iterations + 1.0))
@@ -365,6 +373,7 @@ class LayoutEngine:
         self.cold_iterations = cold_iterations
         self.warm_iterations = warm_iterations
         self._frames: dict[str, _Frame] = {}
+        self._should_stop: Callable[[], bool] | None = None
 
     def forget(self) -> None:
         self._frames.clear()
@@ -406,12 +415,20 @@ class LayoutEngine:
         base = self.cold_iterations if full else self.warm_iterations
         return base if graph.size <= 2000 else (base * 3) // 4
 
-    def layout(self, graph: LayoutGraph, mode: str) -> LayoutResult:
-        if mode == TIMELINE:
-            return self._timeline(graph)
-        if mode == CLUSTERS:
-            return self._clusters(graph)
-        raise ValueError(f"unknown layout {mode!r}; use one of {', '.join(MODES)}")
+    def layout(self, graph: LayoutGraph, mode: str, should_stop: Callable[[], bool] | None = None) -> LayoutResult:
+        """Positions for ``graph`` in ``mode``; :class:`LayoutCancelled` (and the cache as it
+        was) when ``should_stop`` says so."""
+        if mode not in MODES:
+            raise ValueError(f"unknown layout {mode!r}; use one of {', '.join(MODES)}")
+        kept = dict(self._frames)
+        self._should_stop = should_stop
+        try:
+            return self._timeline(graph) if mode == TIMELINE else self._clusters(graph)
+        except LayoutCancelled:
+            self._frames = kept
+            raise
+        finally:
+            self._should_stop = None
 
     # --- shared --------------------------------------------------------------------------
     def _warm(self, frame: _Frame | None, graph: LayoutGraph, slot: Sequence) -> tuple[np.ndarray, np.ndarray]:
@@ -479,6 +496,7 @@ class LayoutEngine:
                 link_strength=0.03, link_length=spacing * 1.5,
                 edge_weight=None if same is None else np.where(same, 1.0, 0.1),
                 slack=(disc / 1.25)[index],
+                should_stop=self._should_stop,
             )
         self._store(frame, graph, pos, slot)
         # the drawn disc is the one that encloses its nodes
@@ -576,6 +594,7 @@ class LayoutEngine:
                 link_strength=0.01, link_length=26.0,
                 radial=(band_in + 0.06 * (band_out - band_in), band_out - 0.06 * (band_out - band_in)),
                 slack=0.25 * (band_out - band_in),
+                should_stop=self._should_stop,
             )
         self._store(frame, graph, pos, slot)
         return LayoutResult(

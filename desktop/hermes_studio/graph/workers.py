@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -39,7 +40,7 @@ from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.learning.memory_dates import history_key
 
-from .layout import CLUSTERS, TIMELINE, LayoutEngine, LayoutResult
+from .layout import CLUSTERS, TIMELINE, LayoutCancelled, LayoutEngine, LayoutResult
 from .model import GraphData, graph_from_payload
 
 log = logging.getLogger(__name__)
@@ -119,19 +120,21 @@ class GraphJobs:
         self._last: GraphData | None = None
         self._last_include_all: bool | None = None
 
-    def _layout(self, data: GraphData, mode: str) -> LayoutResult:
+    def _layout(self, data: GraphData, mode: str, should_stop: Callable[[], bool] | None = None) -> LayoutResult:
         if not self._positions_loaded:
             self._positions_loaded = True
             self.positions.load(self.layouts)
-        layout = self.layouts.layout(data.layout_graph(), mode)
+        layout = self.layouts.layout(data.layout_graph(), mode, should_stop)
         if layout.moved or layout.full:
             self.positions.save(self.layouts)
         return layout
 
-    def prepare(self, mode: str) -> None:
-        """Lay out the last graph in ``mode`` too, unless its positions are known already."""
+    def prepare(self, mode: str, should_stop: Callable[[], bool] | None = None) -> None:
+        """Lay out the last graph in ``mode`` too, unless its positions are known already;
+        ``should_stop`` cancels it (nothing is kept)."""
         if self._last is not None and not self.layouts.has(mode):
-            self._layout(self._last, mode)
+            with contextlib.suppress(LayoutCancelled):
+                self._layout(self._last, mode, should_stop)
 
     # --- session history ---------------------------------------------------------------
     def history_changed(self) -> bool:
@@ -186,6 +189,7 @@ class GraphWorker(QObject):
         self._pending: GraphRequest | None = None
         self._serial = 0
         self._closed = False
+        self._stopping = threading.Event()  # cancels a layout made in advance
         self.last_request = GraphRequest()
         self._sig_result.connect(self._finished)
 
@@ -248,7 +252,7 @@ class GraphWorker(QObject):
 
     def _prepare_quietly(self, mode: str) -> None:
         try:
-            self.jobs.prepare(mode)
+            self.jobs.prepare(mode, self._stopping.is_set)
         except Exception:  # only a head start: the real request reports any failure
             log.exception("laying out %s in advance failed", mode)
 
@@ -257,6 +261,7 @@ class GraphWorker(QObject):
             return
         self._closed = True
         self._pending = None
+        self._stopping.set()
         self._executor.shutdown(wait=True)
 
     def abandon(self, *_: object) -> None:
@@ -266,6 +271,7 @@ class GraphWorker(QObject):
             return
         self._closed = True
         self._pending = None
+        self._stopping.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 

@@ -81,3 +81,16 @@ def test_exported_state_round_trips_through_json():
         again = copy.layout(graph, mode)
         assert again.moved == 0 and not again.full
         assert np.array_equal(again.positions, laid[mode])
+
+
+def test_a_cancelled_layout_keeps_nothing():
+    import pytest
+
+    from hermes_studio.graph.layout import LayoutCancelled, LayoutGraph
+
+    graph = LayoutGraph(["a", "b", "c"], ["x", "x", "y"], np.array([1.7e9, 1.71e9, 1.72e9]), np.full(3, 6.0), np.zeros((0, 2)))
+    engine = LayoutEngine()
+    with pytest.raises(LayoutCancelled):
+        engine.layout(graph, CLUSTERS, should_stop=lambda: True)
+    assert not engine.has(CLUSTERS)
+    assert engine.layout(graph, CLUSTERS).moved == 3

@@ -380,7 +380,8 @@ class LayoutEngine:
 
     def has(self, mode: str) -> bool:
         """Whether positions for ``mode`` are known (a layout then places only new nodes)."""
-        return mode in self._frames
+        frame = self._frames.get(mode)
+        return frame is not None and bool(frame.positions)
 
     # --- keeping positions across runs -------------------------------------------------------
     def export_state(self) -> dict:

@@ -42,6 +42,7 @@ from hermes_memory.learning.memory_dates import history_key
 
 from .layout import CLUSTERS, TIMELINE, LayoutCancelled, LayoutEngine, LayoutResult
 from .model import GraphData, graph_from_payload
+from .overview import overview_html
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ class GraphSnapshot:
     layout_seconds: float = 0.0
     serial: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    overview: str = ""  # the details pane's overview of ``data`` (made here, off the UI thread)
 
 
 class PositionCache:
@@ -119,6 +121,7 @@ class GraphJobs:
         self._history_key: tuple | None = None
         self._last: GraphData | None = None
         self._last_include_all: bool | None = None
+        self._overview = ""
 
     def _layout(self, data: GraphData, mode: str, should_stop: Callable[[], bool] | None = None) -> LayoutResult:
         if not self._positions_loaded:
@@ -161,6 +164,7 @@ class GraphJobs:
             payload = self.builder.build(include_all=request.include_all)
             data = graph_from_payload(payload)
             self._last, self._last_include_all = data, request.include_all
+            self._overview = overview_html(data)
         built = time.perf_counter()
         layout = self._layout(data, request.mode)
         done = time.perf_counter()
@@ -170,6 +174,7 @@ class GraphJobs:
             layout=layout,
             build_seconds=built - started,
             layout_seconds=done - built,
+            overview=self._overview,
         )
 
 

@@ -94,3 +94,15 @@ def test_a_cancelled_layout_keeps_nothing():
         engine.layout(graph, CLUSTERS, should_stop=lambda: True)
     assert not engine.has(CLUSTERS)
     assert engine.layout(graph, CLUSTERS).moved == 3
+
+
+def test_a_big_graph_is_handed_to_the_canvas_in_slices_and_ready_only_when_all_are_in(make_panel, demo_home, monkeypatch):
+    from hermes_studio.graph import view as view_module
+
+    monkeypatch.setattr(view_module, "DRAW_SLICE", 10)  # the demo's 69 nodes become 8 slices
+    panel = make_panel(demo_home, watch=False)
+    view = panel.view
+    assert not view.drawing
+    pinned = int(panel.data.pinned[view.shown].sum())
+    assert len(view.node_item.data) == len(view.shown) + pinned
+    assert sorted(view.node_item.data["data"][: len(view.shown)].tolist()) == sorted(view.shown.tolist())

@@ -63,13 +63,14 @@ from hermes_studio.graph.panel import GraphPanel
 from hermes_studio.graph.layout import CLUSTERS, TIMELINE
 
 report = {"ready": False, "stall_ms": 0.0, "idle_cpu": None}
-heart = {"last": None, "worst": 0.0, "on": False}
+heart = {"last": None, "worst": 0.0, "on": False, "cpu": 0.0, "worst_cpu": 0.0}
 
 def beat():
-    now = time.perf_counter()
+    now, cpu = time.perf_counter(), time.thread_time()
     if heart["on"] and heart["last"] is not None:
         heart["worst"] = max(heart["worst"], now - heart["last"])
-    heart["last"] = now
+        heart["worst_cpu"] = max(heart["worst_cpu"], cpu - heart["cpu"])
+    heart["last"], heart["cpu"] = now, cpu
 
 theme = app.apply_theme
 def apply_theme(qapp):
@@ -84,7 +85,7 @@ app.apply_theme = apply_theme
 
 shown = GraphPanel.showEvent
 def show_event(self, event):
-    heart["on"], heart["last"] = True, time.perf_counter()
+    heart["on"], heart["last"], heart["cpu"] = True, time.perf_counter(), time.thread_time()
     return shown(self, event)
 GraphPanel.showEvent = show_event
 
@@ -94,6 +95,7 @@ def wait_ready(self, timeout_ms=3000):
     heart["on"] = False
     report["ready"] = bool(ready and self.data is not None and self.error is None)
     report["stall_ms"] = max(0.0, heart["worst"] - 0.010) * 1000
+    report["busy_ms"] = heart["worst_cpu"] * 1000
     app._heartbeat.stop()  # its own ticks would count as CPU use below
     if "--idle" in sys.argv:
         from PySide6.QtCore import QEventLoop, QTimer
@@ -176,6 +178,7 @@ def bench(name: str, home: Path, rounds: int, work: Path) -> bool:
     ready = all(p["ready"] for p in probes + [idle_probe])
     stall = min(p["stall_ms"] for p in probes)
     worst_stall = max(p["stall_ms"] for p in probes)
+    busy = [p["busy_ms"] for p in probes]
     rss = max(p["rss_mb"] for p in probes)
     target = TARGETS[name]
     ok_first = first / floor <= target
@@ -190,6 +193,8 @@ def bench(name: str, home: Path, rounds: int, work: Path) -> bool:
     print(f"  every screenshot showed the drawn graph: {mark(ready)}")
     print(f"  longest UI stall, window shown → graph drawn: best run {stall:.0f} ms, worst run "
           f"{worst_stall:.0f} ms  target ≤ {STALL_LIMIT_MS} ms: {mark(stall <= STALL_LIMIT_MS)}")
+    print(f"    of which the UI thread's own work between two ticks: {min(busy):.0f}–{max(busy):.0f} ms "
+          "(the rest is the OS or the worker holding the GIL)")
     ok_rss = rss <= RSS_LIMIT_MB or name != "10000"
     print(f"  peak RSS: {rss:.0f} MB" + (f"  target ≤ {RSS_LIMIT_MB} MB: {mark(ok_rss)}" if name == "10000" else ""))
     idle = idle_probe["idle_cpu"]

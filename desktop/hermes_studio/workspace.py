@@ -17,6 +17,7 @@ the folders and match names; bursts of events are debounced.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -35,6 +36,9 @@ from hermes_memory.memory.status import StoreStatus, read_store_status
 from .watching import content_observer
 
 log = logging.getLogger(__name__)
+
+#: How long the constructor waits for the watch to be in place (the rest goes on behind).
+WATCH_START_WAIT = 0.05
 
 #: Every kind of change: what an overflow of the event queue may have hidden.
 ALL_KINDS = ("memory", "user", "config", "skills", "sessions")
@@ -124,6 +128,7 @@ class Workspace(QObject):
         self._sig_disk_event.connect(self._on_disk_event)
         self._sig_done.connect(self._deliver)
         self._observer: BaseObserver | None = None
+        self._watch_starter: threading.Thread | None = None
         self._closed = False
         if watch:
             self._start_watching()
@@ -138,14 +143,24 @@ class Workspace(QObject):
         observer = content_observer(
             str(self.home.path), _FolderWatcher(self.home, self._sig_disk_event.emit)
         )
+        self._observer = observer
+        # Starting walks every folder to add its watch (11,000 of them at 10,000 skills):
+        # that runs on a thread of its own. A small home is watched before this returns.
+        self._watch_starter = threading.Thread(
+            target=self._start_observer, args=(observer,), name="hermes-watch-start", daemon=True
+        )
+        self._watch_starter.start()
+        self._watch_starter.join(WATCH_START_WAIT)
+
+    def _start_observer(self, observer: BaseObserver) -> None:
         try:
             observer.start()
         except OSError as exc:  # e.g. inotify watch limit reached
-            self.sig_error.emit(
-                f"Cannot watch {self.home.path} for changes ({exc}); use Refresh to reload."
-            )
-            return
-        self._observer = observer
+            self._observer = None
+            if not self._closed:
+                self.sig_error.emit(
+                    f"Cannot watch {self.home.path} for changes ({exc}); use Refresh to reload."
+                )
 
     def close(self) -> None:
         """Stop watching and finish queued work; safe to call twice."""
@@ -153,10 +168,12 @@ class Workspace(QObject):
             return
         self._closed = True
         self._debounce.stop()
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
-            self._observer = None
+        if self._watch_starter is not None:
+            self._watch_starter.join(timeout=30)
+        observer, self._observer = self._observer, None
+        if observer is not None and observer.is_alive():
+            observer.stop()
+            observer.join(timeout=5)
         self._writer.shutdown(wait=True)
         self._reader.shutdown(wait=True)
 

@@ -245,6 +245,8 @@ class GraphPanel(QWidget):
             self._awaiting_draw = False
             self.ready = True
             self.sig_ready.emit()
+            # the first switch of mode will find its positions ready
+            self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
 
     def _update_count(self) -> None:
         total = self.data.size if self.data is not None else 0

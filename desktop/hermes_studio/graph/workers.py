@@ -8,7 +8,7 @@ burst of file events costs at most two builds.
 
 Positions are kept per home in the user's cache folder (:class:`PositionCache`), so the
 next launch of the same home places only the nodes that are new, and once the first
-graph is shown the worker lays out the other mode in the background, so the first
+graph is drawn the worker lays out the other mode in the background, so the first
 switch between Timeline and Clusters finds its positions ready.
 
 The engine dates memory cards from session history. A "sessions" change alone rebuilds
@@ -251,9 +251,12 @@ class GraphWorker(QObject):
             self._start(self._pending)
         else:
             self.sig_busy.emit(False)
-            if isinstance(result, GraphSnapshot):
-                other = CLUSTERS if request.mode == TIMELINE else TIMELINE
-                self._executor.submit(self._prepare_quietly, other)
+
+    def prepare_in_advance(self, mode: str) -> None:
+        """Lay out the current graph in ``mode`` too, quietly, when nothing else waits (the
+        panel asks once its graph is drawn, so this never competes with that)."""
+        if not self._closed and self._running is None and self._pending is None:
+            self._executor.submit(self._prepare_quietly, mode)
 
     def _prepare_quietly(self, mode: str) -> None:
         try:

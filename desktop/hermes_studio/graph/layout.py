@@ -42,6 +42,8 @@ MODES = (TIMELINE, CLUSTERS)
 GAP = 3.0
 #: Collision-only sweeps allowed after ``settle`` while nodes still overlap.
 EXTRA_SETTLE = 30
+#: While forces act, the pairs near contact are looked up every this many sweeps.
+PAIR_REFRESH = 3
 #: Cluster discs are packed with this much room to grow before the packing is redone.
 ROOM = 1.3
 #: Timeline geometry (spec §7.2 uses a core of 58 and bands of constant width).
@@ -215,6 +217,7 @@ def relax(
         edge_mobile = mobile[edges[:, 0]] | mobile[edges[:, 1]]
         edges, edge_weight = edges[edge_mobile], edge_weight[edge_mobile]
     max_pull = 0.08 * cell
+    near_i = near_j = np.zeros(0, dtype=np.int64)
     total = iterations + settle
     step = -1
     while True:
@@ -226,8 +229,17 @@ def relax(
         cooling = max(0.2, 1.0 - step / (iterations + 1.0))
         forces = step < iterations
         disp = np.zeros_like(pos)
-        # collision: push overlapping pairs apart, each side by half the overlap
-        i, j = neighbour_pairs(pos, mobile_idx, cell)
+        # collision: push overlapping pairs apart, each side by half the overlap. While the
+        # forces act, the pairs near contact are found every few sweeps and reused between
+        # (most pairs in a grid cell are far apart); the final sweeps check every pair.
+        if not forces or step % PAIR_REFRESH == 0:
+            i, j = neighbour_pairs(pos, mobile_idx, cell)
+            if forces and len(i):
+                d = pos[i] - pos[j]
+                near = (d * d).sum(axis=1) < (radii[i] + radii[j] + GAP + 0.5 * cell) ** 2
+                near_i, near_j = i[near], j[near]
+        else:
+            i, j = near_i, near_j
         hit = np.zeros(0, dtype=bool)
         if len(i):
             d = pos[i] - pos[j]

@@ -5,7 +5,9 @@ changed from its signals:
 
 - ``sig_store_status(StoreStatus)``: a fresh picture of MEMORY.md or USER.md, after the
   initial load, after our own write, or after the file changed on disk;
-- ``sig_changed(Change)``: what changed and who changed it (``"app"`` or ``"disk"``);
+- ``sig_changed(Change)``: what changed and who changed it (``"app"`` or ``"disk"``); a
+  ``skills`` change from disk carries the changed ``paths`` in its detail, or ``rescan``
+  when events were lost and anything may have changed;
 - ``sig_error(str)``: a message for the person (nothing was written).
 
 Writes run one at a time on a single writer thread (the engine's lock-reload-write cycle
@@ -86,14 +88,14 @@ class _FolderWatcher(FileSystemEventHandler):
     attribute changes never arrive, so the app's own reads cause no events.
     """
 
-    def __init__(self, home: HermesHome, report: Callable[[str], None]):
+    def __init__(self, home: HermesHome, report: Callable[[str, str], None]):
         self.home = home
-        self.report = report
+        self.report = report  # (kind, path); the path is "" when events were lost
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type == "overflow":  # events were lost: everything may have changed
             for kind in ALL_KINDS:
-                self.report(kind)
+                self.report(kind, "")
             return
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
         for path in paths:  # an atomic replace arrives as a move onto the target
@@ -101,7 +103,7 @@ class _FolderWatcher(FileSystemEventHandler):
             # SQLite opens the WAL read-write even to read, so closing it says nothing;
             # a real write to it also arrives as "modified".
             if kind and not (kind == "sessions" and event.event_type == "closed"):
-                self.report(kind)
+                self.report(kind, str(path))
 
     def on_overflow(self, event: FileSystemEvent) -> None:
         """Handled in :meth:`on_any_event`; watchdog dispatches by event type."""
@@ -111,7 +113,8 @@ class Workspace(QObject):
     sig_store_status = Signal(object)  # StoreStatus
     sig_changed = Signal(object)  # Change
     sig_error = Signal(str)
-    _sig_disk_event = Signal(str)  # from watchdog's thread to ours
+    _sig_disk_event = Signal(str)  # a kind, from watchdog's thread to ours
+    _sig_skill_path = Signal(str)  # the skill file it was about ("" when events were lost)
     _sig_done = Signal(object, object)  # (callback, result) from a worker to the UI thread
 
     def __init__(self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True):
@@ -121,11 +124,13 @@ class Workspace(QObject):
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="hermes-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="hermes-write")
         self._pending_kinds: set[str] = set()
+        self._pending_skill_paths: set[str] | None = set()  # None: unknown, rescan
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(DEBOUNCE_MS)
         self._debounce.timeout.connect(self._flush_disk_events)
         self._sig_disk_event.connect(self._on_disk_event)
+        self._sig_skill_path.connect(self._on_skill_path)
         self._sig_done.connect(self._deliver)
         self._observer: BaseObserver | None = None
         self._watch_starter: threading.Thread | None = None
@@ -141,7 +146,7 @@ class Workspace(QObject):
         # Recursive on the home: memories/ may be created later, skills nest, and the agent's
         # atomic renames must be seen as moves within a watched folder.
         observer = content_observer(
-            str(self.home.path), _FolderWatcher(self.home, self._sig_disk_event.emit)
+            str(self.home.path), _FolderWatcher(self.home, self._report_from_watcher)
         )
         self._observer = observer
         # Starting walks every folder to add its watch (11,000 of them at 10,000 skills):
@@ -273,6 +278,19 @@ class Workspace(QObject):
             )
 
     # --- file events --------------------------------------------------------------------
+    def _report_from_watcher(self, kind: str, path: str) -> None:  # on watchdog's thread
+        if kind == "skills":
+            self._sig_skill_path.emit(path)  # queued before the kind, so it arrives first
+        self._sig_disk_event.emit(kind)
+
+    @Slot(str)
+    def _on_skill_path(self, path: str) -> None:
+        if self._pending_skill_paths is not None:
+            if path:
+                self._pending_skill_paths.add(path)
+            else:
+                self._pending_skill_paths = None
+
     @Slot(str)
     def _on_disk_event(self, kind: str) -> None:
         self._pending_kinds.add(kind)
@@ -280,10 +298,14 @@ class Workspace(QObject):
 
     def _flush_disk_events(self) -> None:
         kinds, self._pending_kinds = self._pending_kinds, set()
+        paths, self._pending_skill_paths = self._pending_skill_paths, set()
         if "config" in kinds:  # budgets or enabled flags may have changed
             kinds.update(TARGETS)
         for kind in sorted(kinds):
             if kind in TARGETS:
                 self.refresh_store(kind, origin="disk")  # emits its Change once re-read
+            elif kind == "skills":
+                detail = {"rescan": True} if paths is None else {"paths": sorted(paths)}
+                self.sig_changed.emit(Change(kind, "disk", detail))
             else:
                 self.sig_changed.emit(Change(kind, "disk"))

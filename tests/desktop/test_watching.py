@@ -15,7 +15,7 @@ from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.memory.status import read_store_status
 from hermes_studio.watching import QueueOverflowEvent, content_observer
-from hermes_studio.workspace import ALL_KINDS, _FolderWatcher
+from hermes_studio.workspace import ALL_KINDS, Change, Workspace, _FolderWatcher
 
 
 class Recorder(FileSystemEventHandler):
@@ -134,7 +134,33 @@ def test_a_queue_overflow_costs_one_rescan_and_keeps_every_watch(tmp_path, watch
 
 
 def test_an_overflow_means_every_kind_may_have_changed(home):
-    reported: list[str] = []
-    handler = _FolderWatcher(home, reported.append)
+    reported: list[tuple[str, str]] = []
+    handler = _FolderWatcher(home, lambda kind, path: reported.append((kind, path)))
     handler.dispatch(QueueOverflowEvent(str(home.path)))
-    assert sorted(reported) == sorted(ALL_KINDS)
+    assert sorted(reported) == sorted((kind, "") for kind in ALL_KINDS)
+
+
+def test_a_skill_edit_names_its_file_and_an_overflow_asks_for_a_rescan(qtbot, home):
+    skill = home.path / "skills" / "devops" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: deploy\ndescription: Ship it\n---\n", encoding="utf-8")
+    workspace = Workspace(home)
+    try:
+        qtbot.waitUntil(lambda: workspace.watching and workspace._watch_starter is not None
+                        and not workspace._watch_starter.is_alive(), timeout=10000)
+
+        def is_skills(change: Change) -> bool:
+            return change.kind == "skills"
+
+        with qtbot.waitSignal(workspace.sig_changed, timeout=5000, check_params_cb=is_skills) as blocker:
+            with skill.open("a", encoding="utf-8") as handle:
+                handle.write("More.\n")
+        assert blocker.args[0].detail == {"paths": [str(skill)]}
+
+        # the watcher's thread reports lost events (as after a queue overflow)
+        handler = _FolderWatcher(home, workspace._report_from_watcher)
+        with qtbot.waitSignal(workspace.sig_changed, timeout=5000, check_params_cb=is_skills) as blocker:
+            handler.dispatch(QueueOverflowEvent(str(home.path)))
+        assert blocker.args[0].detail == {"rescan": True}
+    finally:
+        workspace.close()

@@ -192,10 +192,14 @@ class GraphPanel(QWidget):
     def _on_change(self, change: Change) -> None:
         if not self._alive():
             return
-        if change.kind in REBUILD_KINDS:
+        if change.kind == "skills" and change.origin == "disk" and "paths" in change.detail:
+            # the folder watcher says which files changed: only those are re-read
+            self.worker.request(reason="skills", changed=frozenset(change.detail["paths"]))
+        elif change.kind in ("memory", "user", "sessions"):
+            # no skill file changed (memory cards are read on every build anyway)
+            self.worker.request(reason=change.kind, changed=frozenset())
+        elif change.kind in REBUILD_KINDS:
             self.worker.request(reason=change.kind)
-        elif change.kind == "sessions":
-            self.worker.request(reason="sessions")
         if change.kind == "skills":
             self.refresh_archived()
 

@@ -47,11 +47,22 @@ from .overview import overview_html
 log = logging.getLogger(__name__)
 
 
+#: Reasons a build may trust the folder watcher's list of changed paths for.
+HINTED_REASONS = frozenset({"skills", "memory", "user", "sessions", "layout"})
+
+
 @dataclass(frozen=True)
 class GraphRequest:
     mode: str = TIMELINE
     include_all: bool = False
     reasons: frozenset[str] = frozenset({"open"})
+    #: the skill files the watcher saw change, or None: check every file
+    changed: frozenset[str] | None = None
+
+    @property
+    def hint(self) -> frozenset[str] | None:
+        """The paths to give the engine, when every reason allows trusting them."""
+        return self.changed if self.reasons <= HINTED_REASONS else None
 
     @property
     def layout_only(self) -> bool:
@@ -161,7 +172,8 @@ class GraphJobs:
             data = self._last
         else:
             self._history_key = history_key(self.home)
-            payload = self.builder.build(include_all=request.include_all)
+            hint = request.hint
+            payload = self.builder.build(include_all=request.include_all, changed=hint)
             data = graph_from_payload(payload)
             self._last, self._last_include_all = data, request.include_all
             self._overview = overview_html(data)
@@ -202,14 +214,27 @@ class GraphWorker(QObject):
     def busy(self) -> bool:
         return self._running is not None or self._pending is not None
 
-    def request(self, *, mode: str | None = None, include_all: bool | None = None, reason: str = "refresh") -> None:
+    def request(
+        self,
+        *,
+        mode: str | None = None,
+        include_all: bool | None = None,
+        reason: str = "refresh",
+        changed: frozenset[str] | None = None,
+    ) -> None:
+        """Ask for a build (or only a layout). ``changed`` lists the skill files a watcher
+        saw change; without it, a build checks every file."""
         if self._closed:
             return
         base = self._pending or self.last_request
+        if reason == "layout":
+            changed = frozenset()  # nothing on disk changed
+        pending = self._pending.changed if self._pending else frozenset()
         merged = GraphRequest(
             mode=mode if mode is not None else base.mode,
             include_all=include_all if include_all is not None else base.include_all,
             reasons=(self._pending.reasons if self._pending else frozenset()) | {reason},
+            changed=None if changed is None or pending is None else pending | changed,
         )
         self.last_request = merged
         if self._running is not None:

@@ -1,4 +1,5 @@
-"""Positions kept per home in the user's cache folder, and the other mode laid out in advance."""
+"""The graph worker: positions kept per home, the other mode laid out in advance, sliced
+drawing, and rebuilds that trust the folder watcher's changed paths."""
 
 from __future__ import annotations
 
@@ -106,3 +107,26 @@ def test_a_big_graph_is_handed_to_the_canvas_in_slices_and_ready_only_when_all_a
     pinned = int(panel.data.pinned[view.shown].sum())
     assert len(view.node_item.data) == len(view.shown) + pinned
     assert sorted(view.node_item.data["data"][: len(view.shown)].tolist()) == sorted(view.shown.tolist())
+
+
+def test_an_agent_edit_rebuilds_with_the_changed_path_the_watcher_saw(make_panel, demo_home, qtbot):
+    from graph_helpers import skill_dir
+
+    from hermes_memory.fileio import atomic_write_text
+
+    panel = make_panel(demo_home)
+    builder = panel.worker.jobs.builder
+    hints: list = []
+    build = builder.build
+
+    def recording_build(*args, **kwargs):
+        hints.append(kwargs.get("changed"))
+        return build(*args, **kwargs)
+
+    builder.build = recording_build
+    skill_md = skill_dir(demo_home, "idempotency-keys") / "SKILL.md"
+    text = skill_md.read_text(encoding="utf-8")
+    atomic_write_text(skill_md, text.replace("description:", "description: Edited.", 1), ".tmp_")
+    qtbot.waitUntil(lambda: "Edited." in str(panel.data.node("idempotency-keys").get("description")), timeout=10000)
+    assert hints and all(h is not None and str(skill_md) in h for h in hints)
+    assert builder.index.files_parsed == 1

@@ -105,10 +105,11 @@ class PositionCache:
     def save(self, layouts: LayoutEngine) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(layouts.export_state(), separators=(",", ":"))  # C encoder: fast
             fd, temp = tempfile.mkstemp(prefix=".layout-", suffix=".tmp", dir=self.path.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump(layouts.export_state(), handle, separators=(",", ":"))
+                    handle.write(text)
                 os.replace(temp, self.path)
             except BaseException:
                 with contextlib.suppress(OSError):

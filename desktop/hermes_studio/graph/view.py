@@ -327,8 +327,10 @@ class GraphView(pg.GraphicsView):
             rgb[:] = skill
             rgb[data.kind == MEMORY] = memory
             return rgb
-        lookup = {name: colour.getRgb()[:3] for name, colour in self.colours.items()}
-        return np.array([lookup.get(c, (128, 128, 128)) for c in data.categories], dtype=np.int64).reshape(n, 3)
+        names, which = np.unique(np.asarray(data.categories, dtype=object), return_inverse=True)
+        grey = QColor(128, 128, 128)
+        table = np.array([self.colours.get(str(name), grey).getRgb()[:3] for name in names], dtype=np.int64)
+        return table.reshape(-1, 3)[which.reshape(-1)] if n else rgb
 
     def _brush(self, r: int, g: int, b: int, a: int) -> QBrush:
         key = (r, g, b, a)
@@ -368,7 +370,13 @@ class GraphView(pg.GraphicsView):
             alpha = np.where(near[shown], np.maximum(alpha, 0.95), alpha * 0.28)
         rgb = self._base_colours()[shown]
         a = np.clip(np.round(alpha * 255 / 8) * 8, 0, 255).astype(np.int64)
-        brushes = [self._brush(int(r), int(g), int(b), int(v)) for (r, g, b), v in zip(rgb.tolist(), a.tolist(), strict=True)]
+        # one QBrush per distinct colour (a few hundred), shared by the nodes that use it
+        keys = ((rgb[:, 0] << 24) | (rgb[:, 1] << 16) | (rgb[:, 2] << 8) | a) if len(a) else a
+        distinct, which = np.unique(keys, return_inverse=True)
+        palette = np.empty(len(distinct), dtype=object)
+        for position, key in enumerate(distinct.tolist()):
+            palette[position] = self._brush(key >> 24, (key >> 16) & 255, (key >> 8) & 255, key & 255)
+        brushes = palette[which.reshape(-1)].tolist()
         sizes = 2.0 * data.radii()[shown] * self._size_scale
         symbols = np.where(data.kind[shown] == MEMORY, "d", "o")
         sizes = np.where(data.kind[shown] == MEMORY, sizes * 1.15, sizes)

@@ -20,6 +20,7 @@ that must not start a rebuild loop.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -91,9 +92,15 @@ class PositionCache:
     """
 
     def __init__(self, home: HermesHome, folder: Path | None = None) -> None:
-        folder = folder or Path(platformdirs.user_cache_dir("hermes-studio", appauthor=False)) / "layouts"
-        digest = hashlib.sha256(os.fsencode(home.path.resolve())).hexdigest()[:24]
-        self.path = folder / f"{digest}.json"
+        self.home = home
+        self.folder = folder or Path(platformdirs.user_cache_dir("hermes-studio", appauthor=False)) / "layouts"
+
+    @functools.cached_property
+    def path(self) -> Path:
+        """The file, named by the home's resolved path (worked out on first use, on the
+        worker thread: resolving touches the disk)."""
+        digest = hashlib.sha256(os.fsencode(self.home.path.resolve())).hexdigest()[:24]
+        return self.folder / f"{digest}.json"
 
     def load(self, layouts: LayoutEngine) -> bool:
         try:

@@ -122,7 +122,7 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def grab(self, *args):  # noqa: D102 - a screenshot waits for the graph's first layout
-        self.graph.wait_ready(5000)
+        self.graph.wait_ready(120_000)  # a big home under load can take a while; never grab "Reading…"
         self.inbox.wait_ready(5000)
         return super().grab(*args)
 

@@ -5,7 +5,9 @@ changed from its signals:
 
 - ``sig_store_status(StoreStatus)``: a fresh picture of MEMORY.md or USER.md, after the
   initial load, after our own write, or after the file changed on disk;
-- ``sig_changed(Change)``: what changed and who changed it (``"app"`` or ``"disk"``);
+- ``sig_changed(Change)``: what changed and who changed it (``"app"`` or ``"disk"``); a
+  ``skills`` change from disk carries the changed ``paths`` in its detail, or ``rescan``
+  when events were lost and anything may have changed;
 - ``sig_error(str)``: a message for the person (nothing was written).
 
 Writes run one at a time on a single writer thread (the engine's lock-reload-write cycle
@@ -17,6 +19,7 @@ the folders and match names; bursts of events are debounced.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,14 +28,22 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from hermes_memory.config import load_memory_config
 from hermes_memory.home import HermesHome
 from hermes_memory.memory.entries import TARGETS
 from hermes_memory.memory.status import StoreStatus, read_store_status
 
+from .watching import content_observer
+
 log = logging.getLogger(__name__)
+
+#: How long the constructor waits for the watch to be in place (the rest goes on behind).
+WATCH_START_WAIT = 0.05
+
+#: Every kind of change: what an overflow of the event queue may have hidden.
+ALL_KINDS = ("memory", "user", "config", "skills", "sessions")
 
 #: Quiet period after the last file event before reloading; short enough that a meter
 #: follows an agent's write well within 300 ms.
@@ -74,30 +85,39 @@ def classify(home: HermesHome, path: str) -> str | None:
 
 
 class _FolderWatcher(FileSystemEventHandler):
-    """Runs on watchdog's thread: turns events into change kinds, nothing else."""
+    """Runs on watchdog's thread: turns events into change kinds, nothing else.
 
-    def __init__(self, home: HermesHome, report: Callable[[str], None]):
+    The observer delivers content changes only (see :mod:`.watching`): reads, opens and
+    attribute changes never arrive, so the app's own reads cause no events.
+    """
+
+    def __init__(self, home: HermesHome, report: Callable[[str, str], None]):
         self.home = home
-        self.report = report
+        self.report = report  # (kind, path); the path is "" when events were lost
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        # Opens, closes and attribute changes carry no new content (a write also arrives
-        # as "modified" or a move); reading a WAL state.db opens, chmods and closes its
-        # -wal file, which must not look like new history.
-        if event.event_type in ("opened", "closed", "closed_no_write", "attrib"):
+        if event.event_type == "overflow":  # events were lost: everything may have changed
+            for kind in ALL_KINDS:
+                self.report(kind, "")
             return
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
         for path in paths:  # an atomic replace arrives as a move onto the target
             kind = classify(self.home, str(path)) if path else None
-            if kind:
-                self.report(kind)
+            # SQLite opens the WAL read-write even to read, so closing it says nothing;
+            # a real write to it also arrives as "modified".
+            if kind and not (kind == "sessions" and event.event_type == "closed"):
+                self.report(kind, str(path))
+
+    def on_overflow(self, event: FileSystemEvent) -> None:
+        """Handled in :meth:`on_any_event`; watchdog dispatches by event type."""
 
 
 class Workspace(QObject):
     sig_store_status = Signal(object)  # StoreStatus
     sig_changed = Signal(object)  # Change
     sig_error = Signal(str)
-    _sig_disk_event = Signal(str)  # from watchdog's thread to ours
+    _sig_disk_event = Signal(str)  # a kind, from watchdog's thread to ours
+    _sig_skill_path = Signal(str)  # the skill file it was about ("" when events were lost)
     _sig_done = Signal(object, object)  # (callback, result) from a worker to the UI thread
 
     def __init__(self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True):
@@ -107,13 +127,16 @@ class Workspace(QObject):
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="hermes-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="hermes-write")
         self._pending_kinds: set[str] = set()
+        self._pending_skill_paths: set[str] | None = set()  # None: unknown, rescan
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(DEBOUNCE_MS)
         self._debounce.timeout.connect(self._flush_disk_events)
         self._sig_disk_event.connect(self._on_disk_event)
+        self._sig_skill_path.connect(self._on_skill_path)
         self._sig_done.connect(self._deliver)
-        self._observer: Observer | None = None
+        self._observer: BaseObserver | None = None
+        self._watch_starter: threading.Thread | None = None
         self._closed = False
         if watch:
             self._start_watching()
@@ -123,23 +146,29 @@ class Workspace(QObject):
         if not self.home.path.is_dir():
             self.sig_error.emit(f"No Hermes home at {self.home.path}.")
             return
-        observer = Observer()
-        observer.daemon = True
         # Recursive on the home: memories/ may be created later, skills nest, and the agent's
         # atomic renames must be seen as moves within a watched folder.
-        observer.schedule(
-            _FolderWatcher(self.home, self._sig_disk_event.emit),
-            str(self.home.path),
-            recursive=True,
+        observer = content_observer(
+            str(self.home.path), _FolderWatcher(self.home, self._report_from_watcher)
         )
+        self._observer = observer
+        # Starting walks every folder to add its watch (11,000 of them at 10,000 skills):
+        # that runs on a thread of its own. A small home is watched before this returns.
+        self._watch_starter = threading.Thread(
+            target=self._start_observer, args=(observer,), name="hermes-watch-start", daemon=True
+        )
+        self._watch_starter.start()
+        self._watch_starter.join(WATCH_START_WAIT)
+
+    def _start_observer(self, observer: BaseObserver) -> None:
         try:
             observer.start()
         except OSError as exc:  # e.g. inotify watch limit reached
-            self.sig_error.emit(
-                f"Cannot watch {self.home.path} for changes ({exc}); use Refresh to reload."
-            )
-            return
-        self._observer = observer
+            self._observer = None
+            if not self._closed:
+                self.sig_error.emit(
+                    f"Cannot watch {self.home.path} for changes ({exc}); use Refresh to reload."
+                )
 
     def close(self) -> None:
         """Stop watching and finish queued work; safe to call twice."""
@@ -147,10 +176,12 @@ class Workspace(QObject):
             return
         self._closed = True
         self._debounce.stop()
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
-            self._observer = None
+        if self._watch_starter is not None:
+            self._watch_starter.join(timeout=30)
+        observer, self._observer = self._observer, None
+        if observer is not None and observer.is_alive():
+            observer.stop()
+            observer.join(timeout=5)
         self._writer.shutdown(wait=True)
         self._reader.shutdown(wait=True)
 
@@ -250,6 +281,19 @@ class Workspace(QObject):
             )
 
     # --- file events --------------------------------------------------------------------
+    def _report_from_watcher(self, kind: str, path: str) -> None:  # on watchdog's thread
+        if kind == "skills":
+            self._sig_skill_path.emit(path)  # queued before the kind, so it arrives first
+        self._sig_disk_event.emit(kind)
+
+    @Slot(str)
+    def _on_skill_path(self, path: str) -> None:
+        if self._pending_skill_paths is not None:
+            if path:
+                self._pending_skill_paths.add(path)
+            else:
+                self._pending_skill_paths = None
+
     @Slot(str)
     def _on_disk_event(self, kind: str) -> None:
         self._pending_kinds.add(kind)
@@ -257,10 +301,14 @@ class Workspace(QObject):
 
     def _flush_disk_events(self) -> None:
         kinds, self._pending_kinds = self._pending_kinds, set()
+        paths, self._pending_skill_paths = self._pending_skill_paths, set()
         if "config" in kinds:  # budgets or enabled flags may have changed
             kinds.update(TARGETS)
         for kind in sorted(kinds):
             if kind in TARGETS:
                 self.refresh_store(kind, origin="disk")  # emits its Change once re-read
+            elif kind == "skills":
+                detail = {"rescan": True} if paths is None else {"paths": sorted(paths)}
+                self.sig_changed.emit(Change(kind, "disk", detail))
             else:
                 self.sig_changed.emit(Change(kind, "disk"))

@@ -28,9 +28,6 @@ import stat
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
-_YAML_LOADER = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 #: Longest digit run read as a number (Python refuses ints over 4,300 digits anyway).
 MAX_NUMBER_DIGITS = 100
@@ -213,8 +210,10 @@ def load_yaml(text: str, limits: Limits = CONFIG_LIMITS, what: str = "the YAML",
     errors; everything else refused raises :class:`UnsafeDocument`."""
     if len(text) > limits.max_bytes:
         raise UnsafeDocument(_too_big(what, len(text), limits.max_bytes))
+    import yaml  # on first use: most reads are JSON or simple frontmatter, and PyYAML is slow to import
+
     try:
-        data = yaml.load(text, Loader=loader or _YAML_LOADER)  # noqa: S506 - a safe loader
+        data = yaml.load(text, Loader=loader or getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError:
         raise
     except RecursionError:

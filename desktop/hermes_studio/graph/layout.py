@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -42,6 +42,8 @@ MODES = (TIMELINE, CLUSTERS)
 GAP = 3.0
 #: Collision-only sweeps allowed after ``settle`` while nodes still overlap.
 EXTRA_SETTLE = 30
+#: While forces act, the pairs near contact are looked up every this many sweeps.
+PAIR_REFRESH = 3
 #: Cluster discs are packed with this much room to grow before the packing is redone.
 ROOM = 1.3
 #: Timeline geometry (spec §7.2 uses a core of 58 and bands of constant width).
@@ -49,6 +51,8 @@ CORE_RADIUS = 58.0
 MIN_BAND = 46.0
 LEAD_IN = 0.06
 DAY = 86_400.0
+#: Bump when the saved form of :meth:`LayoutEngine.export_state` changes meaning.
+STATE_VERSION = 1
 
 
 # --- input -------------------------------------------------------------------------------
@@ -119,6 +123,10 @@ class LayoutResult:
     full: bool = True  # a full re-layout (else only new nodes were placed)
 
 
+class LayoutCancelled(Exception):
+    """The layout was asked to stop; nothing it computed was kept."""
+
+
 # --- the force engine --------------------------------------------------------------------
 def _ragged_arange(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """``concatenate([arange(s, s + c) for s, c in zip(starts, counts)])``, vectorised."""
@@ -144,15 +152,23 @@ def neighbour_pairs(pos: np.ndarray, query: np.ndarray, cell: float) -> tuple[np
     span = int(cells[:, 1].max()) + 3
     key = cells[:, 0] * span + cells[:, 1]
     order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
     qkey = key[query]
+    table = (int(cells[:, 0].max()) + 2) * span
+    dense = table <= max(1 << 16, 64 * n)  # a per-cell table is cheaper than a search
+    if dense:
+        per_cell = np.bincount(key, minlength=table)
+        cell_start = np.cumsum(per_cell) - per_cell
+    else:
+        sorted_key = key[order]
     left_parts, right_parts = [], []
     for dx in (-1, 0, 1):
         for dy in (-1, 0, 1):
             target = qkey + dx * span + dy
-            lo = np.searchsorted(sorted_key, target, "left")
-            hi = np.searchsorted(sorted_key, target, "right")
-            counts = hi - lo
+            if dense:
+                lo, counts = cell_start[target], per_cell[target]
+            else:
+                lo = np.searchsorted(sorted_key, target, "left")
+                counts = np.searchsorted(sorted_key, target, "right") - lo
             left_parts.append(np.repeat(query, counts))
             right_parts.append(order[_ragged_arange(lo, counts)])
     i = np.concatenate(left_parts)
@@ -176,6 +192,7 @@ def relax(
     edge_weight: np.ndarray | None = None,
     settle: int = 10,
     slack: np.ndarray | float = 0.0,
+    should_stop: Callable[[], bool] | None = None,
 ) -> np.ndarray:
     """Move the ``mobile`` nodes of ``pos`` (in place) towards equilibrium; return ``pos``.
 
@@ -185,6 +202,7 @@ def relax(
     ``settle`` sweeps only resolve collisions, so springs never leave nodes overlapping.
     The target pull acts only beyond ``slack`` from the target: a pull on every node of a
     packed disc would squeeze its core faster than collisions can push back.
+    ``should_stop`` is asked before every sweep; True raises :class:`LayoutCancelled`.
     """
     mobile_idx = np.flatnonzero(mobile)
     if len(mobile_idx) == 0 or iterations <= 0:
@@ -199,17 +217,29 @@ def relax(
         edge_mobile = mobile[edges[:, 0]] | mobile[edges[:, 1]]
         edges, edge_weight = edges[edge_mobile], edge_weight[edge_mobile]
     max_pull = 0.08 * cell
+    near_i = near_j = np.zeros(0, dtype=np.int64)
     total = iterations + settle
     step = -1
     while True:
         step += 1
+        if should_stop is not None and should_stop():
+            raise LayoutCancelled
         if step >= total + (EXTRA_SETTLE if n <= 2000 else EXTRA_SETTLE // 5):
             break
         cooling = max(0.2, 1.0 - step / (iterations + 1.0))
         forces = step < iterations
         disp = np.zeros_like(pos)
-        # collision: push overlapping pairs apart, each side by half the overlap
-        i, j = neighbour_pairs(pos, mobile_idx, cell)
+        # collision: push overlapping pairs apart, each side by half the overlap. While the
+        # forces act, the pairs near contact are found every few sweeps and reused between
+        # (most pairs in a grid cell are far apart); the final sweeps check every pair.
+        if not forces or step % PAIR_REFRESH == 0:
+            i, j = neighbour_pairs(pos, mobile_idx, cell)
+            if forces and len(i):
+                d = pos[i] - pos[j]
+                near = (d * d).sum(axis=1) < (radii[i] + radii[j] + GAP + 0.5 * cell) ** 2
+                near_i, near_j = i[near], j[near]
+        else:
+            i, j = near_i, near_j
         hit = np.zeros(0, dtype=bool)
         if len(i):
             d = pos[i] - pos[j]
@@ -355,20 +385,63 @@ class LayoutEngine:
         self.cold_iterations = cold_iterations
         self.warm_iterations = warm_iterations
         self._frames: dict[str, _Frame] = {}
+        self._should_stop: Callable[[], bool] | None = None
 
     def forget(self) -> None:
         self._frames.clear()
+
+    def has(self, mode: str) -> bool:
+        """Whether positions for ``mode`` are known (a layout then places only new nodes)."""
+        frame = self._frames.get(mode)
+        return frame is not None and bool(frame.positions)
+
+    # --- keeping positions across runs -------------------------------------------------------
+    def export_state(self) -> dict:
+        """Every mode's positions and frame as plain JSON-able data."""
+        return {
+            "version": STATE_VERSION,
+            "frames": {
+                mode: {"key": list(frame.key), "positions": frame.positions, "extra": frame.extra}
+                for mode, frame in self._frames.items()
+            },
+        }
+
+    def import_state(self, state: object) -> bool:
+        """Take positions saved by :meth:`export_state`; False (and nothing kept) if the data
+        is not a state this version wrote."""
+        try:
+            assert isinstance(state, dict) and state.get("version") == STATE_VERSION
+            frames = {}
+            for mode, saved in state["frames"].items():
+                assert mode in MODES
+                positions = {str(k): (float(v[0]), float(v[1])) for k, v in saved["positions"].items()}
+                extra = dict(saved["extra"])
+                if "anchors" in extra:
+                    extra["anchors"] = {str(k): tuple(map(float, v)) for k, v in extra["anchors"].items()}
+                frames[mode] = _Frame(key=_tuples(saved["key"]), positions=positions, extra=extra)
+        except (AssertionError, AttributeError, KeyError, TypeError, ValueError, IndexError):
+            return False
+        self._frames = frames
+        return True
 
     def _iterations(self, graph: LayoutGraph, full: bool) -> int:
         base = self.cold_iterations if full else self.warm_iterations
         return base if graph.size <= 2000 else (base * 3) // 4
 
-    def layout(self, graph: LayoutGraph, mode: str) -> LayoutResult:
-        if mode == TIMELINE:
-            return self._timeline(graph)
-        if mode == CLUSTERS:
-            return self._clusters(graph)
-        raise ValueError(f"unknown layout {mode!r}; use one of {', '.join(MODES)}")
+    def layout(self, graph: LayoutGraph, mode: str, should_stop: Callable[[], bool] | None = None) -> LayoutResult:
+        """Positions for ``graph`` in ``mode``; :class:`LayoutCancelled` (and the cache as it
+        was) when ``should_stop`` says so."""
+        if mode not in MODES:
+            raise ValueError(f"unknown layout {mode!r}; use one of {', '.join(MODES)}")
+        kept = dict(self._frames)
+        self._should_stop = should_stop
+        try:
+            return self._timeline(graph) if mode == TIMELINE else self._clusters(graph)
+        except LayoutCancelled:
+            self._frames = kept
+            raise
+        finally:
+            self._should_stop = None
 
     # --- shared --------------------------------------------------------------------------
     def _warm(self, frame: _Frame | None, graph: LayoutGraph, slot: Sequence) -> tuple[np.ndarray, np.ndarray]:
@@ -436,6 +509,7 @@ class LayoutEngine:
                 link_strength=0.03, link_length=spacing * 1.5,
                 edge_weight=None if same is None else np.where(same, 1.0, 0.1),
                 slack=(disc / 1.25)[index],
+                should_stop=self._should_stop,
             )
         self._store(frame, graph, pos, slot)
         # the drawn disc is the one that encloses its nodes
@@ -533,6 +607,7 @@ class LayoutEngine:
                 link_strength=0.01, link_length=26.0,
                 radial=(band_in + 0.06 * (band_out - band_in), band_out - 0.06 * (band_out - band_in)),
                 slack=0.25 * (band_out - band_in),
+                should_stop=self._should_stop,
             )
         self._store(frame, graph, pos, slot)
         return LayoutResult(
@@ -579,6 +654,11 @@ def _timeline_targets(
     angle = start[ring_of, cat] + along * span[ring_of, cat]
     radius = band_in + (0.12 + 0.76 * depth) * (band_out - band_in)
     return np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
+
+
+def _tuples(value: object) -> object:
+    """JSON lists back into the tuples a frame key is made of."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _place_disc(placed: dict[str, tuple[float, float, float]], name: str, radius: float) -> tuple[float, float, float]:

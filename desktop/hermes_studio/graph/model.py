@@ -155,10 +155,11 @@ def neighbour_lists(n: int, edges: np.ndarray) -> list[np.ndarray]:
     if len(edges) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return [empty] * n
-    both = np.concatenate([edges, edges[:, ::-1]])
-    both = both[np.lexsort((both[:, 1], both[:, 0]))]
-    starts = np.searchsorted(both[:, 0], np.arange(n + 1))
-    return [np.unique(both[starts[i]:starts[i + 1], 1]) for i in range(n)]
+    both = np.concatenate([edges, edges[:, ::-1]]).astype(np.int64)
+    keys = np.unique(both[:, 0] * n + both[:, 1])  # sorted by node, then neighbour; no repeats
+    sources, targets = keys // n, keys % n
+    starts = np.searchsorted(sources, np.arange(1, n))
+    return np.split(targets, starts)
 
 
 # --- words for people ----------------------------------------------------------------------

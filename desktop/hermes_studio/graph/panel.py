@@ -64,6 +64,8 @@ class GraphPanel(QWidget):
         self.data: GraphData | None = None
         self.mask = np.zeros(0, dtype=bool)
         self.error: str | None = None
+        self._growth: tuple = ()
+        self._awaiting_draw = False
         self.ready = False
         self._closed = False
         self._select_after: str | None = None
@@ -90,6 +92,7 @@ class GraphPanel(QWidget):
         self.view.sig_node_clicked.connect(self._node_clicked)
         self.view.sig_node_activated.connect(self._node_activated)
         self.view.sig_context.connect(self._context_menu)
+        self.view.sig_drawn.connect(self._drawn)
 
         self.top_bar = top = TopBar()
         self.timeline_button, self.clusters_button = top.timeline_button, top.clusters_button
@@ -189,10 +192,14 @@ class GraphPanel(QWidget):
     def _on_change(self, change: Change) -> None:
         if not self._alive():
             return
-        if change.kind in REBUILD_KINDS:
+        if change.kind == "skills" and change.origin == "disk" and "paths" in change.detail:
+            # the folder watcher says which files changed: only those are re-read
+            self.worker.request(reason="skills", changed=frozenset(change.detail["paths"]))
+        elif change.kind in ("memory", "user", "sessions"):
+            # no skill file changed (memory cards are read on every build anyway)
+            self.worker.request(reason=change.kind, changed=frozenset())
+        elif change.kind in REBUILD_KINDS:
             self.worker.request(reason=change.kind)
-        elif change.kind == "sessions":
-            self.worker.request(reason="sessions")
         if change.kind == "skills":
             self.refresh_archived()
 
@@ -212,25 +219,38 @@ class GraphPanel(QWidget):
         if self._closed:
             return
         first = self.snapshot is None or self.snapshot.request.mode != snapshot.request.mode
+        same_data = snapshot.data is self.data  # a new layout of the nodes already shown
         self.snapshot = snapshot
         self.data = data = snapshot.data
         self.error = None
-        self._fill_categories(data)
-        self.mask = visible_mask(data, self.state)
+        if not same_data:
+            self._fill_categories(data)
+            self.mask = visible_mask(data, self.state)
         self.pages.show_graph(empty=data.size == 0)
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
         if self._select_after and self._select_after in data.index:
             self.view.select(self._select_after)
             self._select_after = None
         self._update_count()
-        self.warnings_frame.show_warnings(data.warnings)
-        self.sidebar.seed_unused_dates(data)
-        skills, memories, span = growth_histogram(data)
-        self.scrubber.set_data(skills, memories, span, [ring.start for ring in snapshot.layout.rings])
+        if not same_data:
+            self.warnings_frame.show_warnings(data.warnings)
+            self.sidebar.seed_unused_dates(data)
+            self._growth = growth_histogram(data)
+        self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
         self._sync_details()
-        self.details.set_overview(overview_html(data))
-        self.ready = True
-        self.sig_ready.emit()
+        if not same_data:
+            self.details.set_overview(snapshot.overview or overview_html(data))
+        self._awaiting_draw = True
+        if not self.view.drawing:  # else once the last slice of nodes is on the canvas
+            self._drawn()
+
+    def _drawn(self) -> None:
+        if self._awaiting_draw and not self._closed:
+            self._awaiting_draw = False
+            self.ready = True
+            self.sig_ready.emit()
+            # the first switch of mode will find its positions ready
+            self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
 
     def _update_count(self) -> None:
         total = self.data.size if self.data is not None else 0

@@ -45,6 +45,9 @@ REST_LABELS = 14
 #: edges it is also drawn without antialiasing.
 EDGE_BUDGET = 2500
 EDGE_SETTLE_MS = 180
+#: Glyphs handed to pyqtgraph per turn of the event loop: styling them is pure Python
+#: (~40 µs each), so a big graph arrives in slices and the UI never blocks for long.
+DRAW_SLICE = 800
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -75,6 +78,7 @@ class GraphView(pg.GraphicsView):
     sig_node_activated = Signal(str)  # double-click or Enter
     sig_context = Signal(str, object)  # node id, global QPoint
     sig_hovered = Signal(object)  # node id or None
+    sig_drawn = Signal()  # every node of the current graph has been handed to the canvas
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,6 +101,11 @@ class GraphView(pg.GraphicsView):
         self.colours: dict[str, QColor] = {}
         self._brushes: dict[tuple[int, int, int, int], QBrush] = {}
         self._size_scale = 1.0
+        self._slices: list[dict[str, Any]] = []  # glyphs still to hand over, in order
+        self._slice_timer = QTimer(self)
+        self._slice_timer.setSingleShot(True)
+        self._slice_timer.setInterval(0)
+        self._slice_timer.timeout.connect(self._next_slice)
         self._labels_zoom = 1.0
         self._fitted = False
         self._frame_items: list[Any] = []
@@ -136,18 +145,29 @@ class GraphView(pg.GraphicsView):
     def set_graph(self, data: GraphData, layout: LayoutResult, visible: np.ndarray, *, keep_camera: bool) -> None:
         """Show a new snapshot. The selection is kept by id when the node still exists."""
         selected_id = self.selected_id()
+        visible = np.asarray(visible, dtype=bool)
+        # the same nodes in another layout (a mode switch): only the positions change
+        moved_only = data is self.data and np.array_equal(visible, self.visible) and self.hovered is None
         self.data, self.layout_ = data, layout
         self.pos = np.asarray(layout.positions, dtype=np.float64).reshape(-1, 2)
-        self.visible = np.asarray(visible, dtype=bool)
-        self.colours = category_colours(data.category_names(), self.style_)
+        self.visible = visible
+        if not moved_only:
+            self.colours = category_colours(data.category_names(), self.style_)
         self.selected = data.index.get(selected_id) if selected_id is not None else None
         if self.selected is not None and not self.visible[self.selected]:
             self.selected = None
         self.hovered = None
         self._draw_frame()
-        self._refresh()
+        rescaled = False
         if not keep_camera or not self._fitted:
-            self.fit()
+            # before drawing: the glyph size depends on the zoom (a mode switch keeps the
+            # size unless it is far off, so that the glyphs only move)
+            rescaled = self._fit_camera(tolerance=0.35 if moved_only else 0.02)
+        if moved_only and not rescaled:
+            self._move_nodes()
+            self._refresh(nodes=False)
+        else:
+            self._refresh()
 
     def set_visible(self, visible: np.ndarray) -> None:
         self.visible = np.asarray(visible, dtype=bool)
@@ -183,22 +203,32 @@ class GraphView(pg.GraphicsView):
         return [self.data.ids[i] for i in self.shown]
 
     def fit(self) -> None:
+        if self._fit_camera():
+            self._refresh()
+        elif self.data is not None:
+            self._draw_labels()
+
+    def _fit_camera(self, tolerance: float = 0.02) -> bool:
+        """Frame the whole map; True when the glyph size changed (the nodes need redrawing).
+        The size changes when the zoom calls for one more than ``tolerance`` (relative) away."""
         rect = self.content_rect()
         if rect is None:
-            return
+            return False
         self.vb.setRange(rect, padding=0.04)
         self._fitted = True
         # glyphs keep their pixel size while zooming (fast); it is chosen here, once per fit,
         # so that a big map's overview is not a solid blob
         per_unit = self._pixels_per_unit()
-        if per_unit > 0:
-            scale = float(np.clip(per_unit, 0.4, 1.6))
-            self._labels_zoom = per_unit
-            if abs(scale - self._size_scale) > 0.02 and self.data is not None:
-                self._size_scale = scale
-                self._refresh()
-            else:
-                self._draw_labels()
+        if per_unit <= 0:
+            return False
+        # in steps of 0.1: the two layouts of a home then usually share one glyph size, and
+        # a mode switch moves the glyphs instead of redrawing them
+        scale = float(np.clip(round(per_unit, 1), 0.4, 1.6))
+        self._labels_zoom = per_unit
+        if abs(scale - self._size_scale) > tolerance * self._size_scale and self.data is not None:
+            self._size_scale = scale
+            return True
+        return False
 
     def content_rect(self) -> QRectF | None:
         if len(self.pos) == 0:
@@ -297,8 +327,10 @@ class GraphView(pg.GraphicsView):
             rgb[:] = skill
             rgb[data.kind == MEMORY] = memory
             return rgb
-        lookup = {name: colour.getRgb()[:3] for name, colour in self.colours.items()}
-        return np.array([lookup.get(c, (128, 128, 128)) for c in data.categories], dtype=np.int64).reshape(n, 3)
+        names, which = np.unique(np.asarray(data.categories, dtype=object), return_inverse=True)
+        grey = QColor(128, 128, 128)
+        table = np.array([self.colours.get(str(name), grey).getRgb()[:3] for name in names], dtype=np.int64)
+        return table.reshape(-1, 3)[which.reshape(-1)] if n else rgb
 
     def _brush(self, r: int, g: int, b: int, a: int) -> QBrush:
         key = (r, g, b, a)
@@ -338,10 +370,19 @@ class GraphView(pg.GraphicsView):
             alpha = np.where(near[shown], np.maximum(alpha, 0.95), alpha * 0.28)
         rgb = self._base_colours()[shown]
         a = np.clip(np.round(alpha * 255 / 8) * 8, 0, 255).astype(np.int64)
-        brushes = [self._brush(int(r), int(g), int(b), int(v)) for (r, g, b), v in zip(rgb.tolist(), a.tolist(), strict=True)]
+        # one QBrush per distinct colour (a few hundred), shared by the nodes that use it
+        keys = ((rgb[:, 0] << 24) | (rgb[:, 1] << 16) | (rgb[:, 2] << 8) | a) if len(a) else a
+        distinct, which = np.unique(keys, return_inverse=True)
+        palette = np.empty(len(distinct), dtype=object)
+        for position, key in enumerate(distinct.tolist()):
+            palette[position] = self._brush(key >> 24, (key >> 16) & 255, (key >> 8) & 255, key & 255)
+        brushes = palette[which.reshape(-1)].tolist()
         sizes = 2.0 * data.radii()[shown] * self._size_scale
         symbols = np.where(data.kind[shown] == MEMORY, "d", "o")
         sizes = np.where(data.kind[shown] == MEMORY, sizes * 1.15, sizes)
+        # half-pixel steps: each distinct glyph is rendered once into pyqtgraph's atlas, and
+        # continuous sizes made thousands of them at 10,000 nodes
+        sizes = np.round(sizes * 2.0) / 2.0
         outline = QColor(self.style_.outline)
         outline.setAlphaF(0.85)
         outline_pen = pg.mkPen(outline, width=1.0)
@@ -349,15 +390,53 @@ class GraphView(pg.GraphicsView):
         diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, 3.0)
         gold = pg.mkBrush(QColor(PIN_GOLD))
         pin_pen = pg.mkPen(QColor("#6b4a00"), width=0.8)
-        self.node_item.setData(
-            x=np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
-            y=np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
-            size=np.concatenate([np.maximum(sizes, 3.0), np.full(len(pinned), PIN_BOX)]),
-            symbol=list(symbols) + [pin_symbol(d) for d in diameters.tolist()],
-            brush=brushes + [gold] * len(pinned),
-            pen=[outline_pen] * len(shown) + [pin_pen] * len(pinned),
-            data=np.concatenate([shown, -(pinned + 1)]),
-        )
+        glyphs = {
+            "x": np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
+            "y": np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
+            "size": np.concatenate([np.maximum(sizes, 3.0), np.full(len(pinned), PIN_BOX)]),
+            "symbol": list(symbols) + [pin_symbol(d) for d in diameters.tolist()],
+            "brush": brushes + [gold] * len(pinned),
+            "pen": [outline_pen] * len(shown) + [pin_pen] * len(pinned),
+            "data": np.concatenate([shown, -(pinned + 1)]),
+        }
+        total = len(glyphs["data"])
+        self._slices = [
+            {key: value[start : start + DRAW_SLICE] for key, value in glyphs.items()}
+            for start in range(0, max(total, 1), DRAW_SLICE)
+        ]
+        self._slice_timer.stop()
+        self.node_item.setData(**self._slices.pop(0))
+        self._next_slice(first=True)
+
+    @property
+    def drawing(self) -> bool:
+        """Whether some nodes of the current graph are still being handed to the canvas."""
+        return bool(self._slices)
+
+    def _next_slice(self, first: bool = False) -> None:
+        if self._slices and not first:
+            self.node_item.addPoints(**self._slices.pop(0))
+        if self._slices:
+            self._slice_timer.start()
+        else:
+            self.sig_drawn.emit()
+
+    def _move_nodes(self) -> None:
+        """New positions for the glyphs already drawn, without restyling them (pyqtgraph
+        recomputes every glyph's style in ``setData``, which is most of its cost)."""
+        item = self.node_item
+        shown = self.shown
+        pinned = shown[self.data.pinned[shown]] if self.data is not None else shown[:0]
+        order = np.concatenate([shown, pinned])
+        if len(item.data) != len(order):
+            self._draw_nodes()
+            return
+        item.data["x"] = self.pos[order, 0]
+        item.data["y"] = self.pos[order, 1]
+        item.prepareGeometryChange()
+        item.informViewBoundsChanged()
+        item.bounds = [None, None]
+        item.invalidate()
 
     def _draw_edges(self) -> None:
         data = self.data

@@ -6,6 +6,11 @@ and a cache of memory-card dates from session history. Requests arriving while a
 are merged into one follow-up job (the newest settings win, the reasons add up), so a
 burst of file events costs at most two builds.
 
+Positions are kept per home in the user's cache folder (:class:`PositionCache`), so the
+next launch of the same home places only the nodes that are new, and once the first
+graph is drawn the worker lays out the other mode in the background, so the first
+switch between Timeline and Clusters finds its positions ready.
+
 The engine dates memory cards from session history. A "sessions" change alone rebuilds
 only when that history changed identity (:func:`history_key`): merely opening ``state.db``
 read-only touches its WAL, which the folder watcher reports as a sessions change, and
@@ -14,23 +19,37 @@ that must not start a rebuild loop.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
+import json
 import logging
+import os
+import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import platformdirs
 from PySide6.QtCore import QObject, Signal, Slot
 
 from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.learning.memory_dates import history_key
 
-from .layout import CLUSTERS, TIMELINE, LayoutEngine, LayoutResult
+from .layout import CLUSTERS, TIMELINE, LayoutCancelled, LayoutEngine, LayoutResult
 from .model import GraphData, graph_from_payload
+from .overview import overview_html
 
 log = logging.getLogger(__name__)
+
+
+#: Reasons a build may trust the folder watcher's list of changed paths for.
+HINTED_REASONS = frozenset({"skills", "memory", "user", "sessions", "layout"})
 
 
 @dataclass(frozen=True)
@@ -38,6 +57,13 @@ class GraphRequest:
     mode: str = TIMELINE
     include_all: bool = False
     reasons: frozenset[str] = frozenset({"open"})
+    #: the skill files the watcher saw change, or None: check every file
+    changed: frozenset[str] | None = None
+
+    @property
+    def hint(self) -> frozenset[str] | None:
+        """The paths to give the engine, when every reason allows trusting them."""
+        return self.changed if self.reasons <= HINTED_REASONS else None
 
     @property
     def layout_only(self) -> bool:
@@ -55,18 +81,82 @@ class GraphSnapshot:
     layout_seconds: float = 0.0
     serial: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    overview: str = ""  # the details pane's overview of ``data`` (made here, off the UI thread)
+
+
+class PositionCache:
+    """Node positions of one home, in ``<user cache>/hermes-studio/layouts/``.
+
+    Only a cache: a missing, unreadable or foreign file means a fresh layout, and a file
+    that cannot be written is skipped (the layout stays in memory).
+    """
+
+    def __init__(self, home: HermesHome, folder: Path | None = None) -> None:
+        self.home = home
+        self.folder = folder or Path(platformdirs.user_cache_dir("hermes-studio", appauthor=False)) / "layouts"
+
+    @functools.cached_property
+    def path(self) -> Path:
+        """The file, named by the home's resolved path (worked out on first use, on the
+        worker thread: resolving touches the disk)."""
+        digest = hashlib.sha256(os.fsencode(self.home.path.resolve())).hexdigest()[:24]
+        return self.folder / f"{digest}.json"
+
+    def load(self, layouts: LayoutEngine) -> bool:
+        try:
+            state = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return False
+        return layouts.import_state(state)
+
+    def save(self, layouts: LayoutEngine) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(layouts.export_state(), separators=(",", ":"))  # C encoder: fast
+            fd, temp = tempfile.mkstemp(prefix=".layout-", suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(temp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                raise
+        except OSError as exc:
+            log.info("layout cache not written: %s", exc)
 
 
 class GraphJobs:
     """The worker-side state; every method runs on the worker thread only."""
 
-    def __init__(self, home: HermesHome, builder: GraphBuilder | None = None) -> None:
+    def __init__(
+        self, home: HermesHome, builder: GraphBuilder | None = None, *, positions: PositionCache | None = None
+    ) -> None:
         self.home = home
         self.builder = builder or GraphBuilder(home)
         self.layouts = LayoutEngine()
+        self.positions = positions or PositionCache(home)
+        self._positions_loaded = False
         self._history_key: tuple | None = None
         self._last: GraphData | None = None
         self._last_include_all: bool | None = None
+        self._overview = ""
+
+    def _layout(self, data: GraphData, mode: str, should_stop: Callable[[], bool] | None = None) -> LayoutResult:
+        if not self._positions_loaded:
+            self._positions_loaded = True
+            self.positions.load(self.layouts)
+        layout = self.layouts.layout(data.layout_graph(), mode, should_stop)
+        if layout.moved or layout.full:
+            self.positions.save(self.layouts)
+        return layout
+
+    def prepare(self, mode: str, should_stop: Callable[[], bool] | None = None) -> None:
+        """Lay out the last graph in ``mode`` too, unless its positions are known already;
+        ``should_stop`` cancels it (nothing is kept)."""
+        if self._last is not None and not self.layouts.has(mode):
+            with contextlib.suppress(LayoutCancelled):
+                self._layout(self._last, mode, should_stop)
 
     # --- session history ---------------------------------------------------------------
     def history_changed(self) -> bool:
@@ -90,11 +180,13 @@ class GraphJobs:
             data = self._last
         else:
             self._history_key = history_key(self.home)
-            payload = self.builder.build(include_all=request.include_all)
+            hint = request.hint
+            payload = self.builder.build(include_all=request.include_all, changed=hint)
             data = graph_from_payload(payload)
             self._last, self._last_include_all = data, request.include_all
+            self._overview = overview_html(data)
         built = time.perf_counter()
-        layout = self.layouts.layout(data.layout_graph(), request.mode)
+        layout = self._layout(data, request.mode)
         done = time.perf_counter()
         return GraphSnapshot(
             request=request,
@@ -102,6 +194,7 @@ class GraphJobs:
             layout=layout,
             build_seconds=built - started,
             layout_seconds=done - built,
+            overview=self._overview,
         )
 
 
@@ -121,6 +214,7 @@ class GraphWorker(QObject):
         self._pending: GraphRequest | None = None
         self._serial = 0
         self._closed = False
+        self._stopping = threading.Event()  # cancels a layout made in advance
         self.last_request = GraphRequest()
         self._sig_result.connect(self._finished)
 
@@ -128,14 +222,27 @@ class GraphWorker(QObject):
     def busy(self) -> bool:
         return self._running is not None or self._pending is not None
 
-    def request(self, *, mode: str | None = None, include_all: bool | None = None, reason: str = "refresh") -> None:
+    def request(
+        self,
+        *,
+        mode: str | None = None,
+        include_all: bool | None = None,
+        reason: str = "refresh",
+        changed: frozenset[str] | None = None,
+    ) -> None:
+        """Ask for a build (or only a layout). ``changed`` lists the skill files a watcher
+        saw change; without it, a build checks every file."""
         if self._closed:
             return
         base = self._pending or self.last_request
+        if reason == "layout":
+            changed = frozenset()  # nothing on disk changed
+        pending = self._pending.changed if self._pending else frozenset()
         merged = GraphRequest(
             mode=mode if mode is not None else base.mode,
             include_all=include_all if include_all is not None else base.include_all,
             reasons=(self._pending.reasons if self._pending else frozenset()) | {reason},
+            changed=None if changed is None or pending is None else pending | changed,
         )
         self.last_request = merged
         if self._running is not None:
@@ -178,11 +285,24 @@ class GraphWorker(QObject):
         else:
             self.sig_busy.emit(False)
 
+    def prepare_in_advance(self, mode: str) -> None:
+        """Lay out the current graph in ``mode`` too, quietly, when nothing else waits (the
+        panel asks once its graph is drawn, so this never competes with that)."""
+        if not self._closed and self._running is None and self._pending is None:
+            self._executor.submit(self._prepare_quietly, mode)
+
+    def _prepare_quietly(self, mode: str) -> None:
+        try:
+            self.jobs.prepare(mode, self._stopping.is_set)
+        except Exception:  # only a head start: the real request reports any failure
+            log.exception("laying out %s in advance failed", mode)
+
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         self._pending = None
+        self._stopping.set()
         self._executor.shutdown(wait=True)
 
     def abandon(self, *_: object) -> None:
@@ -192,6 +312,7 @@ class GraphWorker(QObject):
             return
         self._closed = True
         self._pending = None
+        self._stopping.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from ..home import HermesHome
 from ..memory.entries import FILE_NAMES, fingerprint
-from ..memory.store import StoreReadError, read_store_file
 from ..skills.usage import to_epoch
 
 #: (target, card source) in card order.
@@ -73,6 +72,8 @@ def memory_cards(
     A card's time is ``timestamps[fingerprint]`` when given (for example from session
     history), else the file's mtime plus the entry's position in the file, as upstream.
     """
+    from ..memory.store import StoreReadError, read_store_file  # not needed at import
+
     cards: list[MemoryCard] = []
     warnings: list[str] = []
     for target, source in SOURCES:

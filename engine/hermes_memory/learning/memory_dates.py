@@ -11,9 +11,6 @@ import os
 
 from ..home import HermesHome
 from ..memory.entries import TARGETS, fingerprint
-from ..memory.store import StoreReadError, read_store_file
-from ..sessions.errors import SessionStoreError
-from ..sessions.provenance import memory_provenance
 
 
 def _identity(path: os.PathLike[str]) -> tuple[int, int] | None:
@@ -42,6 +39,11 @@ def memory_dates(home: HermesHome) -> dict[str, float]:
     """
     if not home.state_db.is_file():
         return {}
+    # imported here: the store and session modules are not needed to import the graph
+    from ..memory.store import StoreReadError, read_store_file
+    from ..sessions.errors import SessionStoreError
+    from ..sessions.provenance import memory_provenance
+
     entries: list[str] = []
     for target in TARGETS:
         try:

@@ -8,22 +8,32 @@ Modules: ``frontmatter`` (parsing), ``validation`` (the agent's SKILL.md rules),
 (reading and replacing a SKILL.md) and ``commands`` (the CLI).
 """
 
-from .editing import edit_skill, read_skill_text, revision_of
-from .frontmatter import parse_frontmatter
-from .index import Skill, SkillIndex, SkillScan, scan_skills
-from .lifecycle import (
-    SkillOutcome,
-    archive_skill,
-    clear_skills_prompt_cache,
-    find_skill,
-    list_archived,
-    pin_skill,
-    restore_skill,
-    set_pinned,
-    unpin_skill,
-)
-from .usage import UsageError, read_usage, update_usage
-from .validation import skill_md_error
+import importlib
+from typing import Any
+
+# Names load their module on first use (PEP 562), so importing one part of the package
+# (say ``skills.index`` for a graph build) does not import editing and lifecycle too.
+_HOMES = {
+    "edit_skill": "editing", "read_skill_text": "editing", "revision_of": "editing",
+    "parse_frontmatter": "frontmatter",
+    "Skill": "index", "SkillIndex": "index", "SkillScan": "index", "scan_skills": "index",
+    "SkillOutcome": "lifecycle", "archive_skill": "lifecycle",
+    "clear_skills_prompt_cache": "lifecycle", "find_skill": "lifecycle",
+    "list_archived": "lifecycle", "pin_skill": "lifecycle", "restore_skill": "lifecycle",
+    "set_pinned": "lifecycle", "unpin_skill": "lifecycle",
+    "UsageError": "usage", "read_usage": "usage", "update_usage": "usage",
+    "skill_md_error": "validation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Skill",

@@ -14,18 +14,28 @@ skill), so only lines it has not seen before are checked character by character.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
-import yaml
-
-from ..safe_load import FRONTMATTER_LIMITS, UnsafeDocument, load_yaml
-
 _CLOSING_FENCE = re.compile(r"\n---\s*\n")
-_LOADER = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
-# The loaders' own table of implicit types (bool, int, float, null, timestamp, ...),
-# keyed by first character; a plain scalar that matches one is not a string.
-_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
+
+
+# PyYAML is imported on first need, not with the engine: most frontmatter never needs it.
+@functools.cache
+def _yaml_loader() -> Any:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+
+
+@functools.cache
+def _implicit_resolvers() -> dict[str, list]:
+    """The loaders' own table of implicit types (bool, int, float, null, timestamp, ...),
+    keyed by first character; a plain scalar that matches one is not a string."""
+    import yaml
+
+    return yaml.resolver.Resolver.yaml_implicit_resolvers
 # First characters that make a plain scalar something else in YAML.
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 
@@ -71,8 +81,10 @@ def load_frontmatter_checked(yaml_text: str) -> tuple[dict[str, Any], str | None
         return _simple_mapping(yaml_text), None
     except _NotSimple:
         pass
+    from ..safe_load import FRONTMATTER_LIMITS, UnsafeDocument, load_yaml  # imports PyYAML
+
     try:
-        parsed = load_yaml(yaml_text, FRONTMATTER_LIMITS, "its frontmatter", loader=_LOADER)
+        parsed = load_yaml(yaml_text, FRONTMATTER_LIMITS, "its frontmatter", loader=_yaml_loader())
     except UnsafeDocument as exc:
         return naive_key_values(yaml_text), str(exc)
     except Exception:  # the agent falls back on any error, not only YAMLError
@@ -114,7 +126,7 @@ def _implicit_type(value: str) -> bool:
     first = value[0]
     if first.isalpha():
         return value in RESERVED_WORDS
-    for _tag, pattern in _IMPLICIT.get(first, ()):
+    for _tag, pattern in _implicit_resolvers().get(first, ()):
         if pattern.match(value):
             return True
     return False
@@ -149,7 +161,7 @@ def _check_scalar(value: str) -> str:
         or " #" in value
         or value[-1] == ":"
         or not value.isprintable()
-        or (first in _IMPLICIT and _implicit_type(value))
+        or _implicit_type(value)
     ):
         raise _NotSimple
     return value

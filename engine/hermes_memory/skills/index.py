@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import load_config
 from ..home import HermesHome
 from .frontmatter import frontmatter_text, load_frontmatter_checked, load_frontmatter_mapping
 from .roots import (
@@ -356,6 +355,8 @@ class SkillIndex:
             or key != self._config_key
             or (key is not None and _is_racy(key[0], time.time_ns()))
         ):
+            from ..config import load_config  # ruamel loads only when there is a config to read
+
             loaded = load_config(self.home)
             self._config = (loaded.data, loaded.warnings)
             self._config_key = key

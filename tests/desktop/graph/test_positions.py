@@ -1,0 +1,132 @@
+"""The graph worker: positions kept per home, the other mode laid out in advance, sliced
+drawing, and rebuilds that trust the folder watcher's changed paths."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from hermes_memory.memory.store import MemoryStore
+from hermes_studio.graph.layout import CLUSTERS, TIMELINE, LayoutEngine
+from hermes_studio.graph.workers import PositionCache
+
+
+def _positions(panel) -> dict[str, tuple[float, float]]:
+    snapshot = panel.snapshot
+    return dict(zip(snapshot.data.ids, map(tuple, snapshot.layout.positions.tolist()), strict=True))
+
+
+def _close(panel) -> None:
+    panel.close_panel()
+    panel.workspace.close()
+
+
+def test_a_relaunch_reuses_the_saved_positions_and_places_only_new_nodes(make_panel, demo_home, tmp_path):
+    cache = PositionCache(demo_home)
+    assert cache.path.is_relative_to(os.environ["XDG_CACHE_HOME"])  # tests never touch ~/.cache
+
+    first = make_panel(demo_home, watch=False)
+    assert first.snapshot.layout.full and first.snapshot.layout.moved == first.data.size
+    before = _positions(first)
+    _close(first)
+    assert cache.path.is_file()
+
+    second = make_panel(demo_home, watch=False)
+    assert second.snapshot.layout.moved == 0 and not second.snapshot.layout.full
+    assert _positions(second) == before
+    _close(second)
+
+    MemoryStore(demo_home).add("user", "Dana prefers answers with the command first.")  # ids stay put
+    third = make_panel(demo_home, watch=False)
+    after = _positions(third)
+    new = set(after) - set(before)
+    assert len(new) == 1 and third.snapshot.layout.moved == 1
+    assert {k: v for k, v in after.items() if k not in new} == {k: before[k] for k in after if k not in new}
+
+
+def test_the_first_switch_to_clusters_finds_its_positions_ready(make_panel, demo_home, qtbot):
+    panel = make_panel(demo_home, watch=False)
+    qtbot.waitUntil(lambda: panel.worker.jobs.layouts.has(CLUSTERS), timeout=20000)
+    panel.clusters_button.click()
+    qtbot.waitUntil(lambda: panel.snapshot.request.mode == CLUSTERS, timeout=20000)
+    assert panel.snapshot.layout.moved == 0
+    panel.timeline_button.click()
+    qtbot.waitUntil(lambda: panel.snapshot.request.mode == TIMELINE, timeout=20000)
+    assert panel.snapshot.layout.moved == 0
+
+
+def test_a_damaged_cache_file_means_a_fresh_layout(make_panel, demo_home):
+    cache = PositionCache(demo_home)
+    cache.path.parent.mkdir(parents=True)
+    cache.path.write_text('{"version": 1, "frames": {"timeline": {"key": 3}}}', encoding="utf-8")
+    panel = make_panel(demo_home, watch=False)
+    assert panel.snapshot.layout.full and panel.snapshot.layout.moved == panel.data.size
+
+
+def test_exported_state_round_trips_through_json():
+    import json
+
+    from hermes_studio.graph.layout import LayoutGraph
+
+    ids = [f"n{i}" for i in range(40)]
+    graph = LayoutGraph(
+        ids, ["a" if i % 2 else "b" for i in range(40)],
+        np.linspace(1.7e9, 1.72e9, 40), np.full(40, 6.0), np.array([[0, 1], [2, 3]]),
+    )
+    engine = LayoutEngine()
+    laid = {mode: engine.layout(graph, mode).positions for mode in (TIMELINE, CLUSTERS)}
+    copy = LayoutEngine()
+    assert copy.import_state(json.loads(json.dumps(engine.export_state())))
+    for mode in (TIMELINE, CLUSTERS):
+        again = copy.layout(graph, mode)
+        assert again.moved == 0 and not again.full
+        assert np.array_equal(again.positions, laid[mode])
+
+
+def test_a_cancelled_layout_keeps_nothing():
+    import pytest
+
+    from hermes_studio.graph.layout import LayoutCancelled, LayoutGraph
+
+    graph = LayoutGraph(["a", "b", "c"], ["x", "x", "y"], np.array([1.7e9, 1.71e9, 1.72e9]), np.full(3, 6.0), np.zeros((0, 2)))
+    engine = LayoutEngine()
+    with pytest.raises(LayoutCancelled):
+        engine.layout(graph, CLUSTERS, should_stop=lambda: True)
+    assert not engine.has(CLUSTERS)
+    assert engine.layout(graph, CLUSTERS).moved == 3
+
+
+def test_a_big_graph_is_handed_to_the_canvas_in_slices_and_ready_only_when_all_are_in(make_panel, demo_home, monkeypatch):
+    from hermes_studio.graph import view as view_module
+
+    monkeypatch.setattr(view_module, "DRAW_SLICE", 10)  # the demo's 69 nodes become 8 slices
+    panel = make_panel(demo_home, watch=False)
+    view = panel.view
+    assert not view.drawing
+    pinned = int(panel.data.pinned[view.shown].sum())
+    assert len(view.node_item.data) == len(view.shown) + pinned
+    assert sorted(view.node_item.data["data"][: len(view.shown)].tolist()) == sorted(view.shown.tolist())
+
+
+def test_an_agent_edit_rebuilds_with_the_changed_path_the_watcher_saw(make_panel, demo_home, qtbot):
+    from graph_helpers import skill_dir
+
+    from hermes_memory.fileio import atomic_write_text
+
+    panel = make_panel(demo_home)
+    builder = panel.worker.jobs.builder
+    hints: list = []
+    build = builder.build
+
+    def recording_build(*args, **kwargs):
+        hints.append(kwargs.get("changed"))
+        return build(*args, **kwargs)
+
+    builder.build = recording_build
+    skill_md = skill_dir(demo_home, "idempotency-keys") / "SKILL.md"
+    text = skill_md.read_text(encoding="utf-8")
+    atomic_write_text(skill_md, text.replace("description:", "description: Edited.", 1), ".tmp_")
+    qtbot.waitUntil(lambda: "Edited." in str(panel.data.node("idempotency-keys").get("description")), timeout=10000)
+    assert hints and all(h is not None and str(skill_md) in h for h in hints)
+    assert builder.index.files_parsed == 1

@@ -1,0 +1,166 @@
+"""Folder watching: the app's own reads cause no events, and an overflow costs one rescan."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+
+from hermes_memory.home import HermesHome
+from hermes_memory.learning.graph import GraphBuilder
+from hermes_memory.memory.status import read_store_status
+from hermes_studio.watching import QueueOverflowEvent, content_observer
+from hermes_studio.workspace import ALL_KINDS, Change, Workspace, _FolderWatcher
+
+
+class Recorder(FileSystemEventHandler):
+    def __init__(self) -> None:
+        self.events: list[FileSystemEvent] = []
+        self.lock = threading.Lock()
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        with self.lock:
+            self.events.append(event)
+
+    def on_overflow(self, event: FileSystemEvent) -> None:
+        pass
+
+    def snapshot(self) -> list[FileSystemEvent]:
+        with self.lock:
+            return list(self.events)
+
+    def wait_for(self, predicate, timeout: float = 10.0) -> FileSystemEvent:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for event in self.snapshot():
+                if predicate(event):
+                    return event
+            time.sleep(0.02)
+        raise AssertionError(f"no matching event; saw {len(self.snapshot())} events")
+
+
+@pytest.fixture
+def watch():
+    observers = []
+
+    def _watch(path: Path) -> Recorder:
+        recorder = Recorder()
+        observer = content_observer(str(path), recorder)
+        observer.start()
+        observers.append(observer)
+        recorder.observer = observer
+        return recorder
+
+    yield _watch
+    for observer in observers:
+        observer.stop()
+        observer.join(timeout=5)
+
+
+def _skills_home(root: Path, count: int) -> HermesHome:
+    (root / "memories").mkdir(parents=True)
+    (root / "memories" / "MEMORY.md").write_text("uses docker\n§\nprefers short answers", encoding="utf-8")
+    for i in range(count):
+        folder = root / "skills" / f"category-{i % 20}" / f"skill-{i}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{i}\ndescription: Does thing {i}\n---\n# Skill {i}\n\nSteps.\n",
+            encoding="utf-8",
+        )
+    return HermesHome.resolve(root)
+
+
+def test_a_full_graph_build_of_2000_skills_causes_no_events(tmp_path, watch):
+    home = _skills_home(tmp_path / "home", 2000)
+    recorder = watch(home.path)
+
+    payload = GraphBuilder(home).build()
+    for target in ("memory", "user"):
+        read_store_status(home, target)
+    assert payload["stats"]["learned_skills"] + len(payload["nodes"]) > 0
+
+    # the watch is live: a write that follows is seen, and it is the only event
+    skill = home.path / "skills" / "category-0" / "skill-0" / "SKILL.md"
+    with skill.open("a", encoding="utf-8") as handle:
+        handle.write("One more step.\n")
+    recorder.wait_for(lambda e: e.src_path == str(skill))
+    time.sleep(0.3)  # anything the reads had caused would have arrived before the write's
+    assert {e.src_path for e in recorder.snapshot()} == {str(skill)}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel queue is inotify's")
+def test_a_queue_overflow_costs_one_rescan_and_keeps_every_watch(tmp_path, watch):
+    root = tmp_path / "tree"
+    for i in range(30):
+        (root / f"folder-{i}").mkdir(parents=True)
+    recorder = watch(root)
+    (emitter,) = recorder.observer.emitters
+    group = emitter._inotify
+    watched_before = set(group._active_callbacks_by_path)
+    assert len(watched_before) == 31
+
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    reader = group._inotify_fd
+    a, b = root / "a.txt", root / "b.txt"
+    with reader._lock:  # the reader thread stops taking events: the kernel queue fills up
+        fd_a = os.open(a, os.O_WRONLY | os.O_CREAT)
+        fd_b = os.open(b, os.O_WRONLY | os.O_CREAT)
+        try:
+            for _ in range(limit // 2 + 1000):  # alternating, so the kernel cannot merge them
+                os.write(fd_a, b"x")
+                os.write(fd_b, b"y")
+        finally:
+            os.close(fd_a)
+            os.close(fd_b)
+        (root / "made-during-overflow").mkdir()  # its creation event is lost
+
+    overflow = recorder.wait_for(lambda e: isinstance(e, QueueOverflowEvent), timeout=60)
+    assert overflow.src_path == str(root)
+    time.sleep(1.0)  # a storm would go on reporting overflows
+    assert sum(isinstance(e, QueueOverflowEvent) for e in recorder.snapshot()) == 1
+
+    # no watch was dropped, and the folder made during the overflow is watched now
+    watched_after = set(group._active_callbacks_by_path)
+    assert watched_before < watched_after
+    assert os.fsencode(root / "made-during-overflow") in watched_after
+    late = root / "made-during-overflow" / "late.txt"
+    late.write_text("seen", encoding="utf-8")
+    recorder.wait_for(lambda e: e.src_path == str(late))
+
+
+def test_an_overflow_means_every_kind_may_have_changed(home):
+    reported: list[tuple[str, str]] = []
+    handler = _FolderWatcher(home, lambda kind, path: reported.append((kind, path)))
+    handler.dispatch(QueueOverflowEvent(str(home.path)))
+    assert sorted(reported) == sorted((kind, "") for kind in ALL_KINDS)
+
+
+def test_a_skill_edit_names_its_file_and_an_overflow_asks_for_a_rescan(qtbot, home):
+    skill = home.path / "skills" / "devops" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: deploy\ndescription: Ship it\n---\n", encoding="utf-8")
+    workspace = Workspace(home)
+    try:
+        qtbot.waitUntil(lambda: workspace.watching and workspace._watch_starter is not None
+                        and not workspace._watch_starter.is_alive(), timeout=10000)
+
+        def is_skills(change: Change) -> bool:
+            return change.kind == "skills"
+
+        with qtbot.waitSignal(workspace.sig_changed, timeout=5000, check_params_cb=is_skills) as blocker:
+            with skill.open("a", encoding="utf-8") as handle:
+                handle.write("More.\n")
+        assert blocker.args[0].detail == {"paths": [str(skill)]}
+
+        # the watcher's thread reports lost events (as after a queue overflow)
+        handler = _FolderWatcher(home, workspace._report_from_watcher)
+        with qtbot.waitSignal(workspace.sig_changed, timeout=5000, check_params_cb=is_skills) as blocker:
+            handler.dispatch(QueueOverflowEvent(str(home.path)))
+        assert blocker.args[0].detail == {"rescan": True}
+    finally:
+        workspace.close()

@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "hermes_memory.skills.commands",
     "hermes_memory.learning.commands",
     "hermes_memory.review.commands",
+    "hermes_memory.history.commands",
 )
 
 

@@ -15,6 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..history.recording import record_skill_change
 from ..home import HermesHome
 from .frontmatter import parse_frontmatter
 from .index import BUNDLED, Skill, SkillScan
@@ -136,4 +137,5 @@ def edit_skill(
             _write_bytes_atomically(path, original)
         return SkillOutcome(False, f"edit of '{name}' failed and was rolled back: {exc}", name)
     clear_skills_prompt_cache(home)
+    record_skill_change(home, name, "edit", path.parent, before_text=original.decode("utf-8", "replace"))
     return SkillOutcome(True, f"updated '{name}'", name, str(path))

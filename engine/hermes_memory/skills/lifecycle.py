@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fileio import LockTimeout, atomic_write_text
+from ..history.recording import record_skill_change
 from ..home import HermesHome
 from .frontmatter import parse_frontmatter
 from .index import BUNDLED, HUB, Skill, SkillIndex, SkillReadError, SkillScan, read_head
@@ -130,6 +131,7 @@ def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: SkillScan | N
     if not changed:
         return SkillOutcome(True, f"'{name}' is already {verb}ned", name, skill.directory)
     clear_skills_prompt_cache(home)  # every skill change invalidates the agent's index
+    record_skill_change(home, name, verb, skill.directory)
     if pinned:
         message = f"pinned '{name}' (archive and delete are refused until it is unpinned)"
     else:
@@ -228,6 +230,7 @@ def archive_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
     if skill.provenance == BUNDLED:
         _edit_suppressed(home, add=name)
     clear_skills_prompt_cache(home)
+    record_skill_change(home, name, "archive", dest)
     return SkillOutcome(
         True, f"archived '{name}' — restore with: hermes curator restore {name}", name, str(dest)
     )
@@ -448,4 +451,5 @@ def restore_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
         return _refuse(f"could not restore '{name}': {exc}", name)
     _edit_suppressed(home, remove=restored)
     clear_skills_prompt_cache(home)
+    record_skill_change(home, restored, "restore", dest)
     return SkillOutcome(True, f"restored '{restored}' to {dest}", restored, str(dest))

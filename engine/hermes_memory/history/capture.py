@@ -9,8 +9,9 @@ Who made a captured change is worked out, not guessed blindly:
 
 * every new or edited entry matches a ``memory`` call in ``state.db`` made since the last
   version: the agent (``foreground``), with its session(s);
-* the file no longer round-trips through the memory tool's format: a person by hand
-  (the tool always writes the canonical form);
+* otherwise, when the file is not in the exact form the memory tool writes (entries
+  joined by delimiters, nothing else; an editor leaves a trailing newline, blank lines,
+  CRLF or ``##`` sections): a person by hand;
 * otherwise ``unknown``. A skill change the curator ledger already explains is not
   recorded twice.
 """
@@ -23,13 +24,8 @@ from typing import Any
 from ..fileio import LockTimeout, file_lock
 from ..home import HermesHome
 from ..memory.entries import TARGETS
-from ..memory.store import (
-    ROUND_TRIP_DRIFT,
-    MemoryStore,
-    StoreReadError,
-    detect_drift,
-    read_store_file,
-)
+from ..memory.entries import serialise_entries
+from ..memory.store import MemoryStore, StoreReadError, read_store_file
 from ..sessions.errors import SessionStoreError
 from ..sessions.provenance import memory_calls
 from .recording import (
@@ -79,10 +75,10 @@ def attribute(
                 if session not in sessions:
                     sessions.append(session)
                 break
-    if drifted:
-        origin = HAND
-    elif sessions and len(taught) == len(written):
+    if sessions and len(taught) == len(written):
         origin = FOREGROUND
+    elif drifted:
+        origin = HAND
     else:
         origin = UNKNOWN
     fields: dict[str, Any] = {"origin": origin}
@@ -108,8 +104,9 @@ def capture_memory(home: HermesHome, target: str, store: HistoryStore) -> dict[s
             if head is not None:
                 blobs = store.read_blobs(set(head["entries"]))
                 old = [blobs.get(h, "") for h in head["entries"]]
-            # the memory tool always writes the canonical form; anything else was typed
-            drifted = current.legacy_sections or detect_drift(current, 10**9) == ROUND_TRIP_DRIFT
+            # the memory tool writes exactly its entries joined by delimiters; an editor
+            # leaves a trailing newline, blank lines, CRLF or ## sections behind
+            drifted = bool(current.raw.strip()) and current.raw != serialise_entries(current.entries)
             fields = attribute(home, target, old, current.entries, head["ts"] if head else None, drifted)
             blobs_out: dict[str, str] = {}
             event = memory_event(

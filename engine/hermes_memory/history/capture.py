@@ -23,8 +23,7 @@ from typing import Any
 
 from ..fileio import LockTimeout, file_lock
 from ..home import HermesHome
-from ..memory.entries import TARGETS
-from ..memory.entries import serialise_entries
+from ..memory.entries import TARGETS, serialise_entries
 from ..memory.store import MemoryStore, StoreReadError, read_store_file
 from ..sessions.errors import SessionStoreError
 from ..sessions.provenance import memory_calls

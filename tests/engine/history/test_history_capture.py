@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import events, write_skill
+from history_helpers import events, write_skill
 
 from hermes_memory.history.capture import capture
 from hermes_memory.history.timeline import Timeline

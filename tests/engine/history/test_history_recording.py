@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import entries, events, write_skill
+from history_helpers import entries, events, write_skill
 
 from hermes_memory.history.recording import BACKGROUND_REVIEW, writing_as
 from hermes_memory.history.storage import HistoryStore, content_hash

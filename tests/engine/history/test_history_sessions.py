@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from conftest import entries, events
+from history_helpers import entries, events
 from sessions_helpers import Corpus, memory_call
 
 from hermes_memory.cli import main

@@ -193,25 +193,72 @@ def _session_of(event: dict[str, Any], session_id: str) -> bool:
     return event.get("session") == session_id or session_id in (event.get("sessions") or ())
 
 
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _explained(diff: dict[str, Any], ops: list[tuple]) -> dict[str, Any]:
+    """The part of a diff that these ops of one session explain (for a version recorded
+    without knowing who wrote it: the entries its adds and replaces wrote, and the
+    entries its replaces and removes pointed at)."""
+    contents = [_normalise(content) for action, _t, content, _o in ops if content]
+    olds = [old for action, _t, _c, old in ops if action in ("replace", "remove") and old]
+
+    def wrote(text: str) -> bool:
+        return any(_normalise(text) in content for content in contents)
+
+    def pointed(text: str) -> bool:
+        return any(old in text for old in olds)
+
+    return {
+        "added": [t for t in diff["added"] if wrote(t)],
+        "changed": [p for p in diff["changed"] if wrote(p["after"])],
+        "removed": [t for t in diff["removed"] if pointed(t)],
+    }
+
+
 def taught(home: HermesHome, session_id: str, timeline: Timeline | None = None) -> dict[str, Any]:
     """What one session wrote: its net effect on each store, the skills it changed, and
-    its memory calls as ``state.db`` recorded them."""
+    its memory calls as ``state.db`` recorded them.
+
+    A version counts when history recorded it for this session, or when it was recorded
+    without an author (a capture before one of our writes) right after one of the
+    session's ``memory`` calls: then only the entries those calls explain count.
+    """
     timeline = timeline or Timeline(home)
+    calls, note = [], None
+    if home.state_db.is_file():
+        try:
+            calls = memory_calls(home, session_id=session_id)
+        except SessionStoreError as exc:
+            note = str(exc)
     memory: dict[str, Any] = {}
     versions: list[str] = []
     for target in fmt.TARGETS:
+        mine_calls = [(c.timestamp, [op for op in c.ops if (op[1] or "memory") == target]) for c in calls]
+        mine_calls = [(ts, ops) for ts, ops in mine_calls if ops]
         steps = []
         for event in timeline.chain(target):
-            if not _session_of(event, session_id):
+            parent = timeline.parent(event)
+            if _session_of(event, session_id):
+                diff = entry_diff(timeline.entries(parent), timeline.entries(event))
+                taught_by = event.get("taught")
+                if isinstance(taught_by, dict):  # a capture that several sessions explain
+                    mine = {h for h, s in taught_by.items() if s == session_id}
+                    diff["added"] = [t for t in diff["added"] if content_hash(t) in mine]
+                    diff["changed"] = [p for p in diff["changed"] if content_hash(p["after"]) in mine]
+                    diff["removed"] = []
+            elif event.get("origin") in (None, "unknown") and mine_calls:
+                since = parent["ts"] if parent else float("-inf")
+                ops = [op for ts, call_ops in mine_calls if since < ts <= event["ts"] for op in call_ops]
+                if not ops:
+                    continue
+                diff = _explained(entry_diff(timeline.entries(parent), timeline.entries(event)), ops)
+                if not (diff["added"] or diff["changed"] or diff["removed"]):
+                    continue
+            else:
                 continue
             versions.append(event["id"])
-            diff = entry_diff(timeline.entries(timeline.parent(event)), timeline.entries(event))
-            taught_by = event.get("taught")
-            if isinstance(taught_by, dict):  # a capture that several sessions explain
-                mine = {h for h, s in taught_by.items() if s == session_id}
-                diff["added"] = [t for t in diff["added"] if content_hash(t) in mine]
-                diff["changed"] = [p for p in diff["changed"] if content_hash(p["after"]) in mine]
-                diff["removed"] = []
             steps.append(diff)
         memory[target] = _net_effect(steps)
     skills = []
@@ -229,18 +276,13 @@ def taught(home: HermesHome, session_id: str, timeline: Timeline | None = None) 
             "before": timeline.parent(first)["id"] if timeline.parent(first) else None,
             "unchanged_since": chain[-1] is last,
         })  # fmt: skip
-    calls, note = [], None
-    if home.state_db.is_file():
-        try:
-            calls = [{"message_id": c.message_id, "ts": c.timestamp, "ops": [
-                {"action": a, "target": t or "memory", "content": content, "old_text": old}
-                for a, t, content, old in c.ops]} for c in memory_calls(home, session_id=session_id)]  # fmt: skip
-        except SessionStoreError as exc:
-            note = str(exc)
     if calls and not versions:
         note = ("History has no versions from this session yet; run 'history import-sessions' "
                 "(or 'history capture') so what it wrote can be reverted.")  # fmt: skip
-    return {"session": session_id, "memory": memory, "skills": skills, "calls": calls,
+    call_rows = [{"message_id": c.message_id, "ts": c.timestamp, "ops": [
+        {"action": a, "target": t or "memory", "content": content, "old_text": old}
+        for a, t, content, old in c.ops]} for c in calls]  # fmt: skip
+    return {"session": session_id, "memory": memory, "skills": skills, "calls": call_rows,
             "versions": versions, "note": note}  # fmt: skip
 
 

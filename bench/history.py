@@ -28,7 +28,7 @@ from pathlib import Path
 from hermes_memory import api
 from hermes_memory.cli import main as cli_main
 from hermes_memory.history import backfill
-from hermes_memory.history.recording import memory_event, skill_event
+from hermes_memory.history.recording import hashes_of, memory_event, next_depth, skill_event
 from hermes_memory.history.storage import HistoryStore
 from hermes_memory.home import HermesHome
 from hermes_memory.memory import store as store_module
@@ -75,10 +75,14 @@ def _agent_history(count: int, start: float, step: float, seed: int = 7):
 
 def _write_history(home: HermesHome, count: int, start: float, step: float) -> None:
     events, blobs, known = [], {}, set()
+    parents: dict[str, tuple[list[str], int]] = {}
     for ts, target, entries in _agent_history(count, start, step):
+        parent, depth = parents.get(target, (None, 0))
         event = memory_event(target, entries, None, origin="foreground", action="capture",
-                             ts=ts, blobs=blobs, known=known, session=f"s{int(ts) // 86400}")  # fmt: skip
-        known.update(event["entries"])
+                             ts=ts, blobs=blobs, known=known, parent=parent, depth=depth,
+                             session=f"s{int(ts) // 86400}")  # fmt: skip
+        parents[target] = (hashes_of(entries), next_depth(event, depth))
+        known.update(parents[target][0])
         events.append(event)
         if len(events) % 50 == 0:
             state = {"md": None, "pinned": False, "state": "missing"}

@@ -22,7 +22,7 @@ from ..home import HermesHome
 from ..memory.entries import TARGETS
 from ..sessions.errors import SessionStoreError
 from ..sessions.provenance import MemoryCall, memory_calls
-from .recording import FOREGROUND, memory_event
+from .recording import FOREGROUND, hashes_of, memory_event, next_depth
 from .storage import HistoryError, HistoryStore
 
 IMPORT_ACTION = "import"
@@ -72,13 +72,15 @@ def import_sessions(home: HermesHome) -> dict[str, Any]:
     try:
         with store.locked():
             log = store.read_events()
+            imported = store.read_events(imported=True)
             cutoff = {
                 target: min((e["ts"] for e in log.events
                              if e["kind"] == target and e.get("action") != IMPORT_ACTION), default=math.inf)
                 for target in TARGETS
             }  # fmt: skip
-            done = {e["key"] for e in log.events if isinstance(e.get("key"), str)}
-            known = {h for e in log.events for h in e.get("entries") or ()}
+            done = {e["key"] for e in imported.events if isinstance(e.get("key"), str)}
+            known = {h for e in imported.events for h in e.get("entries") or ()}
+            parents: dict[str, tuple[list[str], int]] = {}
             stores: dict[str, list[str]] = {target: [] for target in TARGETS}
             events: list[dict[str, Any]] = []
             blobs: dict[str, str] = {}
@@ -97,14 +99,16 @@ def import_sessions(home: HermesHome) -> dict[str, Any]:
                     key = f"{call.session_id}/{call.message_id}/{call.call_id or ''}/{target}"
                     if key in done:
                         continue
+                    parent, depth = parents.get(target, (None, 0))
                     event = memory_event(
                         target, after, None, origin=FOREGROUND, action=IMPORT_ACTION,
-                        ts=call.timestamp, blobs=blobs, known=known, session=call.session_id,
-                        platform=call.source, key=key,
+                        ts=call.timestamp, blobs=blobs, known=known, parent=parent, depth=depth,
+                        session=call.session_id, platform=call.source, key=key,
                     )  # fmt: skip
-                    known.update(event["entries"])
+                    parents[target] = (hashes_of(after), next_depth(event, depth))
+                    known.update(parents[target][0])
                     events.append(event)
-            store.append(events, blobs)
+            store.append(events, blobs, imported=True)
     except HistoryError as exc:
         return {"ok": False, "error": str(exc), "imported": 0}
     return {

@@ -96,21 +96,22 @@ def capture_memory(home: HermesHome, target: str, store: HistoryStore) -> dict[s
     with file_lock(path, lock_timeout):
         current = read_store_file(path)
         with store.locked():
-            head = store.last_event({"kind": target})
+            head = store.head(target)
             if same_version(head, current.entries, current.raw):
                 return None
+            parent, depth = (head[1], head[2]) if head else (None, 0)
             old = []
-            if head is not None:
-                blobs = store.read_blobs(set(head["entries"]))
-                old = [blobs.get(h, "") for h in head["entries"]]
+            if parent is not None:
+                blobs = store.read_blobs(set(parent))
+                old = [blobs.get(h, "") for h in parent]
             # the memory tool writes exactly its entries joined by delimiters; an editor
             # leaves a trailing newline, blank lines, CRLF or ## sections behind
             drifted = bool(current.raw.strip()) and current.raw != serialise_entries(current.entries)
-            fields = attribute(home, target, old, current.entries, head["ts"] if head else None, drifted)
+            fields = attribute(home, target, old, current.entries, head[0]["ts"] if head else None, drifted)
             blobs_out: dict[str, str] = {}
             event = memory_event(
                 target, current.entries, current.raw, action="capture", blobs=blobs_out,
-                known=set(head["entries"]) if head else set(), **fields,
+                known=set(parent or ()), parent=parent, depth=depth, **fields,
             )  # fmt: skip
             store.append([event], blobs_out)
             return event

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..home import HermesHome
 from ..memory.entries import serialise_entries
-from .storage import HistoryError, HistoryStore, content_hash
+from .storage import HistoryError, HistoryStore, content_hash, encode_entries
 
 if TYPE_CHECKING:
     from ..memory.store import StoreFile
@@ -68,6 +68,10 @@ def new_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+def hashes_of(entries: list[str]) -> list[str]:
+    return [content_hash(entry) for entry in entries]
+
+
 def memory_event(
     target: str,
     entries: list[str],
@@ -77,22 +81,27 @@ def memory_event(
     action: str,
     ts: float | None = None,
     blobs: dict[str, str],
-    known: set[str] = frozenset(),  # type: ignore[assignment]
+    known: set[str] | frozenset[str] = frozenset(),
+    parent: list[str] | None = None,
+    depth: int = 0,
     **fields: Any,
 ) -> dict[str, Any]:
-    """A memory version event; the texts it needs that ``known`` lacks go into ``blobs``."""
-    hashes = []
-    for entry in entries:
-        digest = content_hash(entry)
-        hashes.append(digest)
+    """A memory version event, stored as an edit of ``parent`` (the hashes of the version
+    before it, ``depth`` edits after a full one) when that is smaller; the texts it needs
+    that ``known`` lacks go into ``blobs``."""
+    hashes = hashes_of(entries)
+    for digest, entry in zip(hashes, entries, strict=True):
         if digest not in known:
             blobs[digest] = entry
     event: dict[str, Any] = {
         "id": new_id(), "ts": round(time.time() if ts is None else ts, 6), "kind": target,
-        "action": action, "origin": origin, "entries": hashes,
+        "action": action, "origin": origin, "n": len(hashes),
+        **encode_entries(hashes, parent, depth),
     }  # fmt: skip
+    old, new = set(parent or ()), set(hashes)
+    event["added"], event["removed"] = len(new - old), len(old - new)  # so a log needs no replay
     if raw is not None and raw.strip() and raw != serialise_entries(entries):
-        digest = content_hash(raw)  # the file does not round-trip: keep its exact text
+        digest = content_hash(raw)  # the file is not in the tool's exact form: keep its text
         event["raw"] = digest
         if digest not in known:
             blobs[digest] = raw
@@ -100,10 +109,16 @@ def memory_event(
     return event
 
 
-def same_version(event: dict[str, Any] | None, entries: list[str], raw: str | None) -> bool:
-    if event is None:
+def next_depth(event: dict[str, Any], depth: int) -> int:
+    return 0 if "entries" in event else depth + 1
+
+
+def same_version(head: tuple[dict[str, Any], list[str], int] | None, entries: list[str], raw: str | None) -> bool:
+    """True when ``entries`` and ``raw`` are the version ``head`` (from ``HistoryStore.head``)."""
+    if head is None:
         return not entries and not (raw or "").strip()
-    if event["entries"] != [content_hash(e) for e in entries]:
+    event, hashes, _depth = head
+    if hashes != hashes_of(entries):
         return False
     exact = raw is not None and raw.strip() and raw != serialise_entries(entries)
     return event.get("raw") == (content_hash(raw) if exact else None)
@@ -114,22 +129,24 @@ def record_memory_write(home: HermesHome, target: str, before: StoreFile, after:
     try:
         store = HistoryStore(home)
         with store.locked():
-            head = store.last_event({"kind": target})
-            known = set(head["entries"]) if head else set()
+            head = store.head(target)
+            parent, depth = (head[1], head[2]) if head else (None, 0)
+            known = set(parent or ())
             blobs: dict[str, str] = {}
             events = []
             if not same_version(head, before.entries, before.raw):
                 events.append(memory_event(
                     target, before.entries, before.raw, origin=UNKNOWN, action="capture",
-                    blobs=blobs, known=known,
+                    blobs=blobs, known=known, parent=parent, depth=depth,
                 ))  # fmt: skip
-                known |= set(events[0]["entries"])
+                parent, depth = hashes_of(before.entries), next_depth(events[0], depth)
+                known |= set(parent)
             writer = dict(_writer.get() or {})
             origin = writer.pop("origin", APP)
             action = writer.pop("action", "write")
             events.append(
                 memory_event(target, after, None, origin=origin, action=action, blobs=blobs,
-                             known=known, **writer)  # fmt: skip
+                             known=known, parent=parent, depth=depth, **writer)  # fmt: skip
             )
             store.append(events, blobs)
     except (HistoryError, OSError) as exc:

@@ -45,7 +45,7 @@ def log(
     limit: int | None = None,
 ) -> dict[str, Any]:
     """Recorded versions, newest first, optionally of one store or skill and after a time."""
-    timeline = Timeline(home)
+    timeline = Timeline(home, lazy=True)
     if kind == "skill" and skill:
         events = list(timeline.chain("skill", skill))
     elif kind:

@@ -3,7 +3,13 @@
 ``<home>/.memory-studio/history/`` (our own folder: never under ``memories/`` or
 ``skills/``, which the agent scans) holds:
 
-* ``events.jsonl``: one JSON object per line, one line per recorded version or change;
+* ``events.jsonl``: one JSON object per line, one line per recorded version or change.
+  A memory version holds its entry list as hashes: in full (``entries``) for the first
+  version of a store in the file and every 50th, otherwise as the edit from the version
+  before it (``delta``: ``[position, removed count, [inserted hashes]]`` items), so a
+  version costs a line of about 200 bytes whatever the size of the store;
+* ``imported.jsonl``: the same, for the versions ``import-sessions`` rebuilt from
+  ``state.db`` (older than anything in ``events.jsonl``, so kept apart from it);
 * ``blobs.jsonl``: ``{"h": <hash>, "t": <text>}`` lines, each text once (memory entries,
   raw files that do not round-trip, SKILL.md texts), so versions share their content;
 * ``events.jsonl.lock``: the lock every writer holds while appending (a process writing
@@ -18,6 +24,7 @@ must be plain, so nothing can be redirected into a file elsewhere.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import hashlib
 import json
@@ -34,7 +41,10 @@ from ..home import HermesHome
 
 HISTORY_DIR = Path(".memory-studio") / "history"
 EVENTS = "events.jsonl"
+IMPORTS = "imported.jsonl"
 BLOBS = "blobs.jsonl"
+#: A memory version is stored in full this often (else as a delta from the one before).
+CHECKPOINT_EVERY = 50
 #: Kinds of history: the two memory stores and skills.
 KINDS = ("memory", "user", "skill")
 #: A history file larger than this is not read (a year of an active agent is ~1 MB).
@@ -79,31 +89,105 @@ def _check_plain(path: Path) -> None:
         raise HistoryError(f"{path} is not a regular file; move it aside.")
 
 
+def _valid_delta(delta: Any) -> bool:
+    if type(delta) is not list:
+        return False
+    for op in delta:  # a plain loop: this runs for every event of every read
+        if type(op) is not list or len(op) != 3:
+            return False
+        position, removed, inserted = op
+        if type(position) is not int or type(removed) is not int or position < 0 or removed < 0:
+            return False
+        if type(inserted) is not list or not all(type(h) is str for h in inserted):
+            return False
+    return True
+
+
+_TEXT_FIELDS = ("origin", "session", "action")
+
+
 def _valid_event(event: Any) -> str | None:
     """Why ``event`` is not a usable history event, or ``None``."""
-    if not isinstance(event, dict):
+    if type(event) is not dict:
         return "not a JSON object"
-    if not isinstance(event.get("id"), str) or not event["id"]:
+    get = event.get
+    event_id = get("id")
+    if type(event_id) is not str or not event_id:
         return "no id"
-    ts = event.get("ts")
-    if isinstance(ts, bool) or not isinstance(ts, int | float) or not 0 <= ts < 1e11:
+    ts = get("ts")
+    if type(ts) not in (int, float) or not 0 <= ts < 1e11:
         return "no usable time"
-    kind = event.get("kind")
-    if kind not in KINDS:
-        return f"unknown kind {kind!r}"
+    kind = get("kind")
     if kind == "skill":
-        if not isinstance(event.get("skill"), str) or not event["skill"]:
+        skill = get("skill")
+        if type(skill) is not str or not skill:
             return "skill event without a skill name"
-        if event.get("md") is not None and not isinstance(event["md"], str):
+        md = get("md")
+        if md is not None and type(md) is not str:
             return "bad SKILL.md hash"
+    elif kind == "memory" or kind == "user":
+        entries = get("entries")
+        if entries is not None:
+            if type(entries) is not list or not all(type(h) is str for h in entries):
+                return "bad entry list"
+        elif not _valid_delta(get("delta")):
+            return "memory event without its entries"
     else:
-        entries = event.get("entries")
-        if not isinstance(entries, list) or not all(isinstance(h, str) for h in entries):
-            return "memory event without its entry list"
-    for key in ("origin", "session", "action"):
-        if event.get(key) is not None and not isinstance(event[key], str):
+        return f"unknown kind {kind!r}"
+    for key in _TEXT_FIELDS:
+        value = get(key)
+        if value is not None and type(value) is not str:
             return f"bad {key}"
     return None
+
+
+def list_delta(old: list[str], new: list[str]) -> list[list[Any]]:
+    """The edit from ``old`` to ``new`` as ``[position, removed, inserted]`` items."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [[i1, i2 - i1, new[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def apply_delta(old: list[str], delta: list[list[Any]]) -> list[str] | None:
+    """``old`` edited by ``delta`` (positions refer to ``old``); ``None`` if it does not fit."""
+    result = list(old)
+    for position, removed, inserted in reversed(delta):
+        if position + removed > len(old):
+            return None
+        result[position : position + removed] = inserted
+    return result
+
+
+def encode_entries(hashes: list[str], parent: list[str] | None, depth: int) -> dict[str, Any]:
+    """``{"entries": ...}`` or ``{"delta": ...}``, whichever this version is stored as."""
+    if parent is None or depth + 1 >= CHECKPOINT_EVERY:
+        return {"entries": hashes}
+    delta = list_delta(parent, hashes)
+    if sum(len(op[2]) + 1 for op in delta) >= len(hashes):
+        return {"entries": hashes}
+    return {"delta": delta}
+
+
+def materialise(events: list[dict[str, Any]]) -> list[str]:
+    """Give every memory event of one log (in file order) its full ``entries``; events
+    whose chain is broken are marked ``_broken``. Returns the problems found."""
+    previous: dict[str, dict[str, Any] | None] = {}
+    problems = []
+    for event in events:
+        kind = event["kind"]
+        if kind == "skill":
+            continue
+        if "entries" not in event:
+            base = previous.get(kind)
+            rebuilt = apply_delta(base["entries"], event["delta"]) if base is not None else None
+            if rebuilt is None:
+                event["_broken"] = True
+                problems.append(f"version {event['id']}: the version it edits is missing or damaged, skipped")
+                previous[kind] = None
+                continue
+            event["entries"] = rebuilt
+            event["_file_parent"] = base
+        previous[kind] = event
+    return problems
 
 
 class HistoryStore:
@@ -113,12 +197,13 @@ class HistoryStore:
         self.home = home
         self.dir = history_dir(home)
         self.events_path = self.dir / EVENTS
+        self.imports_path = self.dir / IMPORTS
         self.blobs_path = self.dir / BLOBS
         self.lock_timeout = lock_timeout
 
     # --- writing --------------------------------------------------------------------
     def _prepare(self) -> None:
-        for path in (self.dir.parent, self.dir, self.events_path, self.blobs_path):
+        for path in (self.dir.parent, self.dir, self.events_path, self.imports_path, self.blobs_path):
             _check_plain(path)
         if not self.home.path.is_dir():
             raise HistoryError(f"No Hermes home at {self.home.path}; no history was written.")
@@ -152,8 +237,11 @@ class HistoryStore:
         finally:
             os.close(fd)
 
-    def append(self, events: list[dict[str, Any]], blobs: dict[str, str] | None = None) -> None:
-        """Append blobs then events; call with :meth:`locked` held."""
+    def append(
+        self, events: list[dict[str, Any]], blobs: dict[str, str] | None = None, *, imported: bool = False
+    ) -> None:
+        """Append blobs then events (to the import log with ``imported``); call with
+        :meth:`locked` held."""
         try:
             if blobs:
                 self._append_lines(
@@ -161,7 +249,7 @@ class HistoryStore:
                     (json.dumps({"h": h, "t": t}, ensure_ascii=False) for h, t in blobs.items()),
                 )
             self._append_lines(
-                self.events_path,
+                self.imports_path if imported else self.events_path,
                 (json.dumps(event, ensure_ascii=False, separators=(",", ":")) for event in events),
             )
         except OSError as exc:
@@ -183,9 +271,18 @@ class HistoryStore:
         except OSError as exc:
             raise HistoryError(f"Could not read {path}: {exc.strerror or exc}") from None
 
-    def read_events(self) -> EventLog:
-        """Every usable event, oldest recorded first; bad lines are listed in ``problems``."""
-        data = self._read_bytes(self.events_path)
+    def read_events(self, imported: bool = False, *, full: bool = True) -> EventLog:
+        """Every usable event of the log (or of the import log), in the order recorded;
+        bad lines are listed in ``problems``. With ``full`` memory versions get their
+        whole ``entries`` (else call :func:`materialise` when they are needed)."""
+        log = self._read_log(self.imports_path if imported else self.events_path)
+        if full:
+            log.problems += materialise(log.events)
+            log.events = [event for event in log.events if not event.get("_broken")]
+        return log
+
+    def _read_log(self, path: Path) -> EventLog:
+        data = self._read_bytes(path)
         log = EventLog()
         if not data:
             return log
@@ -203,28 +300,28 @@ class HistoryStore:
             if not line.strip():
                 continue
             if len(line) > MAX_EVENT_LINE:
-                log.problems.append(f"{EVENTS} line {number}: longer than any event, skipped")
+                log.problems.append(f"{path.name} line {number}: longer than any event, skipped")
                 continue
             try:
                 event = json.loads(line)
             except ValueError:
-                log.problems.append(f"{EVENTS} line {number}: not JSON (cut short?), skipped")
+                log.problems.append(f"{path.name} line {number}: not JSON (cut short?), skipped")
                 continue
             why = _valid_event(event)
             if why:
-                log.problems.append(f"{EVENTS} line {number}: {why}, skipped")
+                log.problems.append(f"{path.name} line {number}: {why}, skipped")
                 continue
             log.events.append(event)
         return log
 
-    def last_event(self, match: dict[str, Any]) -> dict[str, Any] | None:
-        """The newest recorded event whose fields equal ``match``, read from the end of the
-        log backwards (the write path uses this, so it never parses the whole log)."""
+    def _backwards(self, match: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The recorded events whose fields equal ``match``, newest first, read from the
+        end of the log (the write path uses this, so it never parses the whole log)."""
         _check_plain(self.events_path)
         try:
             handle = open(self.events_path, "rb")
         except FileNotFoundError:
-            return None
+            return
         except OSError as exc:
             raise HistoryError(f"Could not read {self.events_path}: {exc.strerror or exc}") from None
         needles = [json.dumps({k: v}, ensure_ascii=False, separators=(",", ":"))[1:-1].encode()
@@ -246,9 +343,29 @@ class HistoryStore:
                     except ValueError:
                         continue
                     if _valid_event(event) is None and all(event.get(k) == v for k, v in match.items()):
-                        return event
+                        yield event
                 end = start
-        return None
+
+    def last_event(self, match: dict[str, Any]) -> dict[str, Any] | None:
+        """The newest recorded event whose fields equal ``match``."""
+        return next(self._backwards(match), None)
+
+    def head(self, kind: str) -> tuple[dict[str, Any], list[str], int] | None:
+        """The newest version of a memory store in the log: ``(event, entry hashes, how
+        many deltas since its last full version)``, or ``None``."""
+        stack = []
+        for event in self._backwards({"kind": kind}):
+            stack.append(event)
+            if "entries" in event:
+                break
+        if not stack or "entries" not in stack[-1]:
+            return None  # no full version to start from: start afresh
+        hashes = stack[-1]["entries"]
+        for event in reversed(stack[:-1]):
+            hashes = apply_delta(hashes, event["delta"])
+            if hashes is None:
+                return None
+        return stack[0], hashes, len(stack) - 1
 
     def read_blobs(self, wanted: set[str] | None = None) -> dict[str, str]:
         """``hash -> text`` (only ``wanted`` ones when given); a damaged line is skipped."""
@@ -276,17 +393,28 @@ class HistoryStore:
             if not self.dir.exists():
                 return {"ok": True, "removed_events": 0, "kept_events": 0}
             with self.locked():
-                count = len(self.read_events().events)
-                for path in (self.events_path, self.blobs_path):
+                count = len(self.read_events().events) + len(self.read_events(imported=True).events)
+                for path in (self.events_path, self.imports_path, self.blobs_path):
                     with contextlib.suppress(FileNotFoundError):
                         path.unlink()
             with contextlib.suppress(OSError):
                 shutil.rmtree(self.dir)
             return {"ok": True, "removed_events": count, "kept_events": 0}
         with self.locked():
-            log = self.read_events()
-            kept = [e for e in log.events if e["ts"] >= before]
-            used = {h for e in kept for h in _event_hashes(e)}
+            logs = {path: self.read_events(imported=path == self.imports_path)
+                    for path in (self.events_path, self.imports_path)}  # fmt: skip
+            removed = kept_count = 0
+            texts: dict[Path, str] = {}
+            used: set[str] = set()
+            for path, log in logs.items():
+                kept = [e for e in log.events if e["ts"] >= before]
+                removed += len(log.events) - len(kept)
+                kept_count += len(kept)
+                used |= {h for e in kept for h in _event_hashes(e)}
+                texts[path] = "".join(
+                    json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n"
+                    for e in _reencode(kept)
+                )
             blobs = {h: t for h, t in self.read_blobs().items() if h in used}
             try:
                 atomic_write_text(
@@ -294,18 +422,15 @@ class HistoryStore:
                     "".join(json.dumps({"h": h, "t": t}, ensure_ascii=False) + "\n" for h, t in blobs.items()),
                     ".history_",
                 )
-                atomic_write_text(
-                    self.events_path,
-                    "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in kept),
-                    ".history_",
-                )
+                for path, text in texts.items():
+                    atomic_write_text(path, text, ".history_")
             except OSError as exc:
                 raise HistoryError(f"Could not rewrite {self.dir}: {exc.strerror or exc}") from None
-        return {"ok": True, "removed_events": len(log.events) - len(kept), "kept_events": len(kept)}
+        return {"ok": True, "removed_events": removed, "kept_events": kept_count}
 
     def size_bytes(self) -> int:
         total = 0
-        for path in (self.events_path, self.blobs_path):
+        for path in (self.events_path, self.imports_path, self.blobs_path):
             with contextlib.suppress(OSError):
                 total += path.stat().st_size
         return total
@@ -317,3 +442,18 @@ def _event_hashes(event: dict[str, Any]) -> list[str]:
         if isinstance(event.get(key), str):
             hashes.append(event[key])
     return hashes
+
+
+def _reencode(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events (full ``entries`` in memory) as stored: the first of each store in full."""
+    previous: dict[str, tuple[list[str], int]] = {}
+    stored = []
+    for event in events:
+        plain = {k: v for k, v in event.items() if not k.startswith("_") and k not in ("entries", "delta")}
+        if event["kind"] != "skill":
+            parent, depth = previous.get(event["kind"], (None, 0))
+            encoded = encode_entries(event["entries"], parent, depth)
+            plain.update(encoded)
+            previous[event["kind"]] = (event["entries"], 0 if "entries" in encoded else depth + 1)
+        stored.append(plain)
+    return stored

@@ -17,7 +17,7 @@ from ..home import HermesHome
 from ..memory.entries import TARGETS, char_count
 from .ledger import curator_blob, read_ledger
 from .recording import ORIGIN_LABELS
-from .storage import HistoryStore, content_hash
+from .storage import HistoryStore, content_hash, materialise
 
 #: Below this similarity a removed and an added entry are two changes, not one edit.
 CHANGED_SIMILARITY = 0.5
@@ -73,12 +73,20 @@ def entry_diff(before: Sequence[str], after: Sequence[str]) -> dict[str, Any]:
 class Timeline:
     """One read of a home's history (ours plus the curator ledger)."""
 
-    def __init__(self, home: HermesHome, *, with_ledger: bool = True):
+    def __init__(self, home: HermesHome, *, with_ledger: bool = True, lazy: bool = False):
+        """``lazy`` leaves memory versions as stored edits until one is asked for (the log
+        needs none of them); otherwise every version has its full entry list at once."""
         self.home = home
         self.store = HistoryStore(home)
-        log = self.store.read_events()
-        self.problems = list(log.problems)
-        events = list(log.events)
+        log = self.store.read_events(full=False)
+        imported = self.store.read_events(imported=True, full=False)
+        self.problems = log.problems + imported.problems
+        self._files = {0: imported.events, 1: log.events}
+        self._whole: set[int] = set()
+        for number, file_events in self._files.items():
+            for event in file_events:
+                event["_file"] = number
+        events = imported.events + log.events
         if with_ledger:
             ledger, problems = read_ledger(home)
             events += ledger
@@ -91,8 +99,13 @@ class Timeline:
         for event in self.events:
             chain = self.chains.setdefault(chain_key(event), [])
             event["_pos"] = len(chain)
+            if event["kind"] == "skill":  # a ledger line has no pin: the one before holds
+                before = chain[-1]["_pinned"] if chain else False
+                event["_pinned"] = bool(event["pinned"]) if "pinned" in event else before
             chain.append(event)
         self._blobs: dict[str, str] | None = None
+        if not lazy:
+            self.rebuild_all()
 
     # --- content ----------------------------------------------------------------------
     def text(self, digest: str | None) -> str | None:
@@ -104,11 +117,41 @@ class Timeline:
             self._blobs = self.store.read_blobs()
         return self._blobs.get(digest)
 
+    def hashes(self, event: dict[str, Any] | None) -> list[str]:
+        """The entry hashes of a memory version (rebuilt from the edits on first use)."""
+        if event is None:
+            return []
+        if "entries" not in event:
+            self._rebuild(event["_file"])
+        return event.get("entries") or []
+
+    def _rebuild(self, number: int) -> None:
+        if number in self._whole:
+            return
+        self._whole.add(number)
+        events = self._files[number]
+        self.problems += materialise(events)
+        broken = [event for event in events if event.get("_broken")]
+        if broken:  # drop the versions whose edits cannot be replayed
+            gone = {id(event) for event in broken}
+            self.events = [e for e in self.events if id(e) not in gone]
+            for event in broken:
+                self.by_id.pop(event["id"], None)
+            for key, chain in list(self.chains.items()):
+                kept = [e for e in chain if id(e) not in gone]
+                for position, event in enumerate(kept):
+                    event["_pos"] = position
+                self.chains[key] = kept
+
+    def rebuild_all(self) -> None:
+        for number in self._files:
+            self._rebuild(number)
+
     def entries(self, event: dict[str, Any] | None) -> list[str]:
         """The entry texts of a memory version (a lost text reads as a placeholder)."""
         if event is None:
             return []
-        return [self.text(h) or f"(text {h} missing from history)" for h in event["entries"]]
+        return [self.text(h) or f"(text {h} missing from history)" for h in self.hashes(event)]
 
     # --- navigation -------------------------------------------------------------------
     def get(self, event_id: str) -> dict[str, Any] | None:
@@ -140,11 +183,7 @@ class Timeline:
         pin, so the pin is the last one recorded before it)."""
         if event is None:
             return {"md": None, "state": "missing", "pinned": False}
-        pinned = False
-        for earlier in self.chain("skill", event["skill"])[: event["_pos"] + 1]:
-            if "pinned" in earlier:
-                pinned = bool(earlier["pinned"])
-        return {"md": event.get("md"), "state": event.get("state") or "active", "pinned": pinned}
+        return {"md": event.get("md"), "state": event.get("state") or "active", "pinned": event["_pinned"]}
 
     # --- summaries --------------------------------------------------------------------
     def summary(self, event: dict[str, Any]) -> dict[str, Any]:
@@ -170,11 +209,13 @@ class Timeline:
             item["state"] = after["state"]
             item["pinned"] = after["pinned"]
         else:
-            old = set(parent["entries"]) if parent else set()
-            new = set(event["entries"])
-            item["added"] = len(new - old)
-            item["removed"] = len(old - new)
-            item["entry_count"] = len(event["entries"])
+            first_in_file = parent is None or parent["_file"] != event["_file"]
+            if "added" in event and not (first_in_file and parent is not None):
+                item["added"], item["removed"] = event["added"], event["removed"]  # as stored
+            else:
+                old, new = set(self.hashes(parent)), set(self.hashes(event))
+                item["added"], item["removed"] = len(new - old), len(old - new)
+            item["entry_count"] = event.get("n", len(self.hashes(event)))
         return item
 
     # --- diffs ------------------------------------------------------------------------
@@ -227,7 +268,7 @@ class Timeline:
             return None
         for event in reversed(self.events):
             if event["kind"] in TARGETS:
-                for digest in event["entries"]:
+                for digest in self.hashes(event):
                     if digest.startswith(fingerprint):
                         return event["kind"], digest
         return None
@@ -236,7 +277,7 @@ class Timeline:
         """The (old hash, new hash) pairs read as edits between chain[position-1] and it."""
         if position == 0:
             return []
-        old, new = chain[position - 1]["entries"], chain[position]["entries"]
+        old, new = self.hashes(chain[position - 1]), self.hashes(chain[position])
         old_set, new_set = set(old), set(new)
         removed = [h for h in old if h not in new_set]
         added = [h for h in new if h not in old_set]

@@ -8,6 +8,7 @@ says why in the store's own words, and every write is itself recorded as a new v
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from ..home import HermesHome
@@ -197,24 +198,51 @@ def _normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def _explained(diff: dict[str, Any], ops: list[tuple]) -> dict[str, Any]:
-    """The part of a diff that these ops of one session explain (for a version recorded
-    without knowing who wrote it: the entries its adds and replaces wrote, and the
-    entries its replaces and removes pointed at)."""
-    contents = [_normalise(content) for action, _t, content, _o in ops if content]
-    olds = [old for action, _t, _c, old in ops if action in ("replace", "remove") and old]
+def _explained_by(diff: dict[str, Any], op: tuple) -> dict[str, Any] | None:
+    """The part of a diff one memory op of a session explains, or ``None``: the entry its
+    add or replace wrote, and the entry its replace or remove pointed at."""
+    action, _target, content, old_text = op
+    if content:
+        needle = _normalise(content)
+        for text in diff["added"]:
+            if _normalise(text) in needle:  # a replace the diff could not pair: its old text too
+                gone = [t for t in diff["removed"] if action == "replace" and old_text and old_text in t]
+                return {"added": [text], "changed": [], "removed": gone[:1]}
+        for pair in diff["changed"]:
+            if _normalise(pair["after"]) in needle:
+                return {"added": [], "changed": [pair], "removed": []}
+    if action == "remove" and old_text:
+        for text in diff["removed"]:
+            if old_text in text:
+                return {"added": [], "changed": [], "removed": [text]}
+    return None
 
-    def wrote(text: str) -> bool:
-        return any(_normalise(text) in content for content in contents)
 
-    def pointed(text: str) -> bool:
-        return any(old in text for old in olds)
-
-    return {
-        "added": [t for t in diff["added"] if wrote(t)],
-        "changed": [p for p in diff["changed"] if wrote(p["after"])],
-        "removed": [t for t in diff["removed"] if pointed(t)],
-    }
+def _unattributed_steps(timeline: Timeline, chain: list[dict[str, Any]], calls: list) -> dict[int, dict]:
+    """For versions recorded without an author, what this session's calls explain: each
+    op is matched with the first such version after the call that shows its effect (the
+    agent may wait for a lock, so its change can land a few versions later)."""
+    steps: dict[int, dict[str, Any]] = {}
+    diffs: dict[int, dict[str, Any]] = {}
+    times = [event["ts"] for event in chain]
+    for ts, ops in calls:
+        first = bisect.bisect_left(times, ts)
+        for op in ops:
+            for position in range(first, len(chain)):
+                event = chain[position]
+                if event.get("origin") not in (None, "unknown"):
+                    continue
+                if position not in diffs:
+                    diffs[position] = entry_diff(timeline.entries(timeline.parent(event)),
+                                                 timeline.entries(event))  # fmt: skip
+                part = _explained_by(diffs[position], op)
+                if part is None:
+                    continue
+                step = steps.setdefault(position, {"added": [], "changed": [], "removed": []})
+                for key, items in part.items():
+                    step[key] += [item for item in items if item not in step[key]]
+                break
+    return steps
 
 
 def taught(home: HermesHome, session_id: str, timeline: Timeline | None = None) -> dict[str, Any]:
@@ -222,8 +250,9 @@ def taught(home: HermesHome, session_id: str, timeline: Timeline | None = None) 
     its memory calls as ``state.db`` recorded them.
 
     A version counts when history recorded it for this session, or when it was recorded
-    without an author (a capture before one of our writes) right after one of the
-    session's ``memory`` calls: then only the entries those calls explain count.
+    without an author (a capture, or the state found before one of our writes) and shows
+    the effect of one of the session's ``memory`` calls made before it: then only the
+    entries those calls explain count.
     """
     timeline = timeline or Timeline(home)
     calls, note = [], None
@@ -237,29 +266,20 @@ def taught(home: HermesHome, session_id: str, timeline: Timeline | None = None) 
     for target in fmt.TARGETS:
         mine_calls = [(c.timestamp, [op for op in c.ops if (op[1] or "memory") == target]) for c in calls]
         mine_calls = [(ts, ops) for ts, ops in mine_calls if ops]
-        steps = []
-        for event in timeline.chain(target):
-            parent = timeline.parent(event)
+        chain = timeline.chain(target)
+        found = _unattributed_steps(timeline, chain, mine_calls) if mine_calls else {}
+        for position, event in enumerate(chain):
             if _session_of(event, session_id):
-                diff = entry_diff(timeline.entries(parent), timeline.entries(event))
+                diff = entry_diff(timeline.entries(timeline.parent(event)), timeline.entries(event))
                 taught_by = event.get("taught")
                 if isinstance(taught_by, dict):  # a capture that several sessions explain
                     mine = {h for h, s in taught_by.items() if s == session_id}
                     diff["added"] = [t for t in diff["added"] if content_hash(t) in mine]
                     diff["changed"] = [p for p in diff["changed"] if content_hash(p["after"]) in mine]
                     diff["removed"] = []
-            elif event.get("origin") in (None, "unknown") and mine_calls:
-                since = parent["ts"] if parent else float("-inf")
-                ops = [op for ts, call_ops in mine_calls if since < ts <= event["ts"] for op in call_ops]
-                if not ops:
-                    continue
-                diff = _explained(entry_diff(timeline.entries(parent), timeline.entries(event)), ops)
-                if not (diff["added"] or diff["changed"] or diff["removed"]):
-                    continue
-            else:
-                continue
-            versions.append(event["id"])
-            steps.append(diff)
+                found[position] = diff
+        steps = [found[position] for position in sorted(found)]
+        versions += [chain[position]["id"] for position in sorted(found)]
         memory[target] = _net_effect(steps)
     skills = []
     for name in timeline.skill_names():

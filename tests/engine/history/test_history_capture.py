@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from history_helpers import events, write_skill
 
@@ -66,7 +67,7 @@ def test_skills_capture_and_the_ledger(home):
     blobs = home.path / ".curator_backups" / "blobs"
     blobs.mkdir(parents=True)
     (blobs / digest).write_bytes(skill_md.read_bytes())
-    ledger = {"id": "abc123abc123", "ts": "2026-12-01T10:00:00.500000+00:00", "actor": "agent",
+    ledger = {"id": "abc123abc123", "ts": datetime.now(UTC).isoformat(), "actor": "agent",
               "action": "patch", "skill": "made-by-agent", "evidence": {"session_id": "s-ledger"},
               "before": [], "after": [{"path": str(skill_md), "sha256": digest}]}  # fmt: skip
     (home.skills_dir / ".curator_ledger.jsonl").write_text(

@@ -8,7 +8,9 @@ normalised). Calls whose tool result says ``"success": false`` are left out: a b
 over-budget write did not put anything on disk.
 
 :func:`memory_provenance` answers for many entries with one pass over the table, so the
-graph builder can date every memory card at once.
+graph builder can date every memory card at once. :func:`memory_calls` is that pass: the
+agent's memory calls that were not refused, in time order, which history replays
+(``history import-sessions``) and matches with captured versions (``sessions taught``).
 """
 
 from __future__ import annotations

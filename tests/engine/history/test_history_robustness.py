@@ -70,3 +70,14 @@ def test_unknown_and_hostile_ids(home, store):
     for bad in ("../../x", "", "ledger-../x", "a" * 5000):
         result = show(home, bad)
         assert not result["ok"] and "No history version" in result["error"]
+
+
+def test_capture_reports_an_unreadable_store_and_keeps_the_rest(home):
+    home.user_file.write_bytes(b"\x00\x01binary")
+    home.memory_file.write_text("Readable entry", encoding="utf-8")
+    from hermes_memory.history.capture import capture
+
+    result = capture(home)
+    assert not result["ok"] and result["recorded"] == 1
+    assert any("binary" in p for p in result["problems"])
+    assert [e["kind"] for e in events(home)] == ["memory"]

@@ -71,15 +71,16 @@ def import_sessions(home: HermesHome) -> dict[str, Any]:
     store = HistoryStore(home)
     try:
         with store.locked():
-            log = store.read_events()
-            imported = store.read_events(imported=True)
+            log = store.read_events(full=False)  # times and kinds are all this needs
+            imported = store.read_events(imported=True, full=False)
             cutoff = {
                 target: min((e["ts"] for e in log.events
                              if e["kind"] == target and e.get("action") != IMPORT_ACTION), default=math.inf)
                 for target in TARGETS
             }  # fmt: skip
             done = {e["key"] for e in imported.events if isinstance(e.get("key"), str)}
-            known = {h for e in imported.events for h in e.get("entries") or ()}
+            known = {h for e in imported.events
+                     for h in e.get("entries") or [h for op in e.get("delta") or () for h in op[2]]}  # fmt: skip
             parents: dict[str, tuple[list[str], int]] = {}
             stores: dict[str, list[str]] = {target: [] for target in TARGETS}
             events: list[dict[str, Any]] = []

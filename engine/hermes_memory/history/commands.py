@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import time
 from datetime import datetime
 from typing import Any
 
@@ -97,7 +98,7 @@ def register_session_commands(commands: argparse._SubParsersAction) -> None:
 
 # --- helpers -----------------------------------------------------------------------------
 def _date(ts: float | None) -> str:
-    return "-" if ts is None else datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+    return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
 def _line(text: str | None, width: int = PREVIEW) -> str:
@@ -170,8 +171,8 @@ def cmd_log(args: argparse.Namespace, ctx: CliContext) -> int:
     _problems(ctx, result)
     if not result["events"]:
         ctx.print("No history recorded yet (run 'history capture' or 'history import-sessions').")
-    for item in result["events"]:
-        ctx.print(_describe(item))
+    else:
+        ctx.print("\n".join(map(_describe, result["events"])))
     return EXIT_OK
 
 

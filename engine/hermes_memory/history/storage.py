@@ -24,7 +24,6 @@ must be plain, so nothing can be redirected into a file elsewhere.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import hashlib
 import json
@@ -142,9 +141,19 @@ def _valid_event(event: Any) -> str | None:
 
 
 def list_delta(old: list[str], new: list[str]) -> list[list[Any]]:
-    """The edit from ``old`` to ``new`` as ``[position, removed, inserted]`` items."""
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    return [[i1, i2 - i1, new[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    """The edit from ``old`` to ``new`` as ``[position, removed, inserted]`` items: the
+    span between their common start and common end (one item; a memory write changes one
+    place, so this is also the smallest edit in practice)."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    if start == len(old) == len(new):
+        return []
+    return [[start, len(old) - start - end, new[start : len(new) - end]]]
 
 
 def apply_delta(old: list[str], delta: list[list[Any]]) -> list[str] | None:
@@ -287,12 +296,12 @@ class HistoryStore:
         if not data:
             return log
         text = data.decode("utf-8", "replace")
-        lines = text.split("\n")
         # Fast path: the whole log decoded at once; per line only when something is off.
         try:
-            decoded = json.loads("[" + ",".join(line for line in lines if line.strip()) + "]")
+            decoded = json.loads("[" + text.strip().replace("\n", ",") + "]")
         except ValueError:
             decoded = None
+        lines = text.split("\n")
         if decoded is not None and all(_valid_event(e) is None for e in decoded):
             log.events = decoded
             return log

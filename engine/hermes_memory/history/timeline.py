@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from ..home import HermesHome
@@ -91,9 +92,7 @@ class Timeline:
             ledger, problems = read_ledger(home)
             events += ledger
             self.problems += problems
-        for position, event in enumerate(events):
-            event["_seq"] = position
-        self.events = sorted(events, key=lambda e: (e["ts"], e["_seq"]))
+        self.events = sorted(events, key=itemgetter("ts"))  # stable: ties keep file order
         self.by_id = {event["id"]: event for event in self.events}
         self.chains: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
         for event in self.events:

@@ -126,3 +126,29 @@ def test_sessions_cli(home, agent, capsys):
     assert entries(home) == ["CLI taught"]
     assert main(["--home", str(home.path), "sessions", "revert", "s-cli"]) == 0
     assert entries(home) == []
+
+
+def test_revert_archives_a_skill_the_session_created(home):
+    import hashlib
+    from datetime import UTC, datetime
+
+    from history_helpers import write_skill
+
+    directory = write_skill(home, "made-in-session")
+    data = (directory / "SKILL.md").read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    blobs = home.path / ".curator_backups" / "blobs"
+    blobs.mkdir(parents=True)
+    (blobs / digest).write_bytes(data)
+    line = {"id": "0123456789ab", "ts": datetime.now(UTC).isoformat(), "actor": "agent",
+            "action": "create", "skill": "made-in-session", "evidence": {"session_id": "s-skill"},
+            "before": [], "after": [{"path": str(directory / "SKILL.md"), "sha256": digest}]}  # fmt: skip
+    (home.skills_dir / ".curator_ledger.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert capture(home)["recorded"] == 0  # the ledger already explains it
+    lesson = taught(home, "s-skill")
+    assert [(s["skill"], s["created"]) for s in lesson["skills"]] == [("made-in-session", True)]
+    plan = revert(home, "s-skill", dry_run=True)
+    assert plan["skills"] == [{"skill": "made-in-session", "undo": "archive (restorable)"}]
+    assert directory.is_dir()
+    assert revert(home, "s-skill")["ok"]
+    assert not directory.exists() and (home.skills_archive_dir / "made-in-session").is_dir()

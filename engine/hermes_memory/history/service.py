@@ -12,6 +12,7 @@ from typing import Any
 from ..home import HermesHome
 from ..memory.entries import TARGETS
 from ..memory.store import StoreReadError, read_store_file
+from ..skills.index import gc_paused
 from . import backfill, undo
 from . import capture as capture_module
 from .provenance import provenance as provenance_of
@@ -45,6 +46,12 @@ def log(
     limit: int | None = None,
 ) -> dict[str, Any]:
     """Recorded versions, newest first, optionally of one store or skill and after a time."""
+    with gc_paused():  # many small objects, all kept: the collector would only walk them
+        return _log(home, kind, skill, since, limit)
+
+
+def _log(home: HermesHome, kind: str | None, skill: str | None, since: float | None,
+         limit: int | None) -> dict[str, Any]:  # fmt: skip
     timeline = Timeline(home, lazy=True)
     if kind == "skill" and skill:
         events = list(timeline.chain("skill", skill))

@@ -5,7 +5,7 @@
 
 * ``events.jsonl``: one JSON object per line, one line per recorded version or change.
   A memory version holds its entry list as hashes: in full (``entries``) for the first
-  version of a store in the file and every 50th, otherwise as the edit from the version
+  version of a store in the file and every 16th, otherwise as the edit from the version
   before it (``delta``: ``[position, removed count, [inserted hashes]]`` items), so a
   version costs a line of about 200 bytes whatever the size of the store;
 * ``imported.jsonl``: the same, for the versions ``import-sessions`` rebuilt from
@@ -43,7 +43,7 @@ EVENTS = "events.jsonl"
 IMPORTS = "imported.jsonl"
 BLOBS = "blobs.jsonl"
 #: A memory version is stored in full this often (else as a delta from the one before).
-CHECKPOINT_EVERY = 50
+CHECKPOINT_EVERY = 16
 #: Kinds of history: the two memory stores and skills.
 KINDS = ("memory", "user", "skill")
 #: A history file larger than this is not read (a year of an active agent is ~1 MB).

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..home import HermesHome
 from ..memory.entries import TARGETS, char_count
+from ..skills.index import gc_paused
 from .ledger import curator_blob, read_ledger
 from .recording import ORIGIN_LABELS
 from .storage import HistoryStore, content_hash, materialise
@@ -79,8 +80,9 @@ class Timeline:
         needs none of them); otherwise every version has its full entry list at once."""
         self.home = home
         self.store = HistoryStore(home)
-        log = self.store.read_events(full=False)
-        imported = self.store.read_events(imported=True, full=False)
+        with gc_paused():
+            log = self.store.read_events(full=False)
+            imported = self.store.read_events(imported=True, full=False)
         self.problems = log.problems + imported.problems
         self._files = {0: imported.events, 1: log.events}
         self._whole: set[int] = set()

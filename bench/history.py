@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
 import sqlite3
 import statistics
@@ -260,6 +261,8 @@ if __name__ == "__main__":
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=30)
     options = parser.parse_args()
+    one, five, fifteen = os.getloadavg()
+    print(f"load average while running: {one:.1f} {five:.1f} {fifteen:.1f} (on {os.cpu_count()} cores)")
     results = [bench_log(options.events, options.rounds), bench_recording(options.rounds * 5),
                bench_import(options.messages)]  # fmt: skip
     report_size()

@@ -69,6 +69,11 @@ def history_state_at(home, when: float | None = None, texts: bool = False) -> di
     return history_service.state_at(home, when, texts)
 
 
+def history_growth(home) -> dict:
+    """One point per version (time, both stores' entries and chars, active skills)."""
+    return history_service.growth(home)
+
+
 def history_provenance(home) -> dict:
     """Per memory entry and per skill: first seen, last changed, by whom, sessions."""
     return history_service.provenance(home)

@@ -154,6 +154,12 @@ def state_at(home: HermesHome, when: float | None = None, texts: bool = False) -
 
 
 @_guard
+def growth(home: HermesHome) -> dict[str, Any]:
+    """Both stores' size and the active skills after each version, oldest first."""
+    return {"ok": True, "points": Timeline(home).growth()}
+
+
+@_guard
 def provenance(home: HermesHome) -> dict[str, Any]:
     """First seen, last changed, by whom and in which sessions, per entry and per skill."""
     return {"ok": True, **provenance_of(home)}

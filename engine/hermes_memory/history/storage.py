@@ -46,8 +46,8 @@ BLOBS = "blobs.jsonl"
 CHECKPOINT_EVERY = 16
 #: Kinds of history: the two memory stores and skills.
 KINDS = ("memory", "user", "skill")
-#: A history file larger than this is not read (a year of an active agent is ~1 MB).
-MAX_FILE_BYTES = 512 * 1024 * 1024
+#: A history file larger than this is not read (a year of an active agent is ~4 MB).
+MAX_FILE_BYTES = 128 * 1024 * 1024
 #: One event line larger than this is hostile or damaged and is skipped.
 MAX_EVENT_LINE = 1024 * 1024
 _TAIL_CHUNK = 64 * 1024

@@ -261,6 +261,31 @@ class Timeline:
         result["active_skills"] = sum(1 for s in skills if s["state"] not in ("missing", "archived"))
         return result
 
+    def growth(self) -> list[dict[str, Any]]:
+        """One point per recorded version, oldest first: both stores' size and the number
+        of active skills right after it (for a growth chart or a date scrubber)."""
+        sizes: dict[str, int] = {}
+        current = {"memory": (0, 0), "user": (0, 0)}
+        skills: dict[str, bool] = {}
+        points = []
+        for event in self.events:
+            if event["kind"] == "skill":
+                skills[event["skill"]] = self.skill_fields(event)["state"] not in ("missing", "archived")
+            else:
+                hashes = self.hashes(event)
+                for digest in hashes:
+                    if digest not in sizes:
+                        sizes[digest] = len(self.text(digest) or "")
+                chars = sum(sizes[h] for h in hashes) + 3 * max(len(hashes) - 1, 0)
+                current[event["kind"]] = (len(hashes), chars)
+            points.append({
+                "ts": event["ts"], "version": event["id"], "kind": event["kind"],
+                "memory_entries": current["memory"][0], "memory_chars": current["memory"][1],
+                "user_entries": current["user"][0], "user_chars": current["user"][1],
+                "active_skills": sum(skills.values()),
+            })  # fmt: skip
+        return points
+
     # --- lineage ----------------------------------------------------------------------
     def find_entry(self, fingerprint: str) -> tuple[str, str] | None:
         """``(target, hash)`` of the newest version holding an entry with this fingerprint."""

@@ -15,6 +15,7 @@ only when one of those files changes.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -26,7 +27,7 @@ from ..sessions.provenance import memory_provenance
 from ..skills.usage import read_usage, to_epoch
 from .ledger import ledger_path
 from .recording import FOREGROUND, UNKNOWN
-from .storage import HistoryStore, content_hash
+from .storage import HistoryStore, apply_delta, content_hash, valid_event
 from .timeline import Timeline
 
 
@@ -155,43 +156,82 @@ def _identity(path: os.PathLike[str]) -> tuple[int, int] | None:
 
 
 class GraphProvenance:
-    """``history`` keys for graph nodes, recomputed only when history or the ledger changed."""
+    """``history`` keys for graph nodes. The event log only grows, so a rebuild after a
+    write reads just the lines appended since the last one; the whole history is re-read
+    only when the import log or the curator ledger changed, or the log was rewritten."""
 
     def __init__(self, home: HermesHome):
         self.home = home
-        self._key: tuple | None = None
+        self._fixed: tuple | None = None  # identities of the import log and the ledger
+        self._log: tuple[int, int] | None = None  # (inode, bytes read) of events.jsonl
+        self._heads: dict[str, list[str] | None] = {}  # each store's newest entry hashes
         self._skills: dict[str, dict[str, Any]] = {}
-        self._first: dict[str, dict[str, Any]] = {}  # entry fingerprint -> its story
+        self._first: dict[str, dict[str, Any]] = {}  # entry fingerprint -> when it got its text
 
     def _refresh(self) -> None:
         store = HistoryStore(self.home)
-        key = (_identity(store.events_path), _identity(ledger_path(self.home)))
-        if key == self._key:
+        fixed = (_identity(store.imports_path), _identity(ledger_path(self.home)))
+        try:
+            st = os.stat(store.events_path)
+            log: tuple[int, int] | None = (st.st_ino, st.st_size)
+        except OSError:
+            log = None
+        if fixed == self._fixed and log is not None and self._log is not None \
+                and log[0] == self._log[0] and log[1] >= self._log[1]:  # fmt: skip
+            if log[1] > self._log[1]:
+                self._read_appended(store, log[0])
             return
-        self._key = key
-        self._skills, self._first = {}, {}
-        if key == (None, None):
+        self._fixed, self._log = fixed, log
+        self._skills, self._first, self._heads = {}, {}, {}
+        if log is None and fixed == (None, None):
             return
         timeline = Timeline(self.home)
-        for name in timeline.skill_names():
-            chain = timeline.chain("skill", name)
-            self._skills[name] = {
-                "firstSeen": chain[0]["ts"], "lastChanged": chain[-1]["ts"],
-                "by": list(dict.fromkeys(e.get("origin") or UNKNOWN for e in chain)),
-                "lastBy": chain[-1].get("origin") or UNKNOWN, "sessions": _sessions(chain),
-                "versions": len(chain),
-            }  # fmt: skip
-        # Per entry text: the version that first held it and the one before, by chain.
-        for target in TARGETS:
-            seen: set[str] = set()
-            for event in timeline.chain(target):
-                for digest in event["entries"]:
-                    if digest not in seen:
-                        seen.add(digest)
-                        self._first[digest[:12]] = {
-                            "lastChanged": event["ts"], "lastBy": event.get("origin") or UNKNOWN,
-                            "sessions": _sessions([event]), "version": event["id"],
-                        }  # fmt: skip
+        for event in timeline.events:
+            self._take(event, event.get("entries"))
+        for event in timeline._files[1]:  # the newest of each store in the log, for its edits
+            if event["kind"] != "skill":
+                self._heads[event["kind"]] = event.get("entries")
+
+    def _read_appended(self, store: HistoryStore, inode: int) -> None:
+        assert self._log is not None
+        try:
+            with open(store.events_path, "rb") as handle:
+                handle.seek(self._log[1])
+                data = handle.read()
+        except OSError:
+            return
+        complete = data[: data.rfind(b"\n") + 1]  # a line still being written waits
+        self._log = (inode, self._log[1] + len(complete))
+        for line in complete.decode("utf-8", "replace").split("\n"):
+            try:
+                event = json.loads(line) if line.strip() else None
+            except ValueError:
+                continue
+            if event is None or valid_event(event) is not None:
+                continue
+            hashes = None
+            if event["kind"] != "skill":
+                base = self._heads.get(event["kind"])
+                hashes = event.get("entries") or (apply_delta(base, event["delta"]) if base else None)
+                self._heads[event["kind"]] = hashes
+            self._take(event, hashes)
+
+    def _take(self, event: dict[str, Any], hashes: list[str] | None) -> None:
+        origin = event.get("origin") or UNKNOWN
+        if event["kind"] == "skill":
+            known = self._skills.get(event["skill"])
+            if known is None:
+                known = self._skills[event["skill"]] = {
+                    "firstSeen": event["ts"], "by": [], "sessions": [], "versions": 0}  # fmt: skip
+            known.update(lastChanged=event["ts"], lastBy=origin, versions=known["versions"] + 1)
+            if origin not in known["by"]:
+                known["by"].append(origin)
+            known["sessions"] += [s for s in _sessions([event]) if s not in known["sessions"]]
+            return
+        for digest in hashes or ():
+            if digest[:12] not in self._first:
+                self._first[digest[:12]] = {"lastChanged": event["ts"], "lastBy": origin,
+                                            "sessions": _sessions([event]), "version": event["id"]}  # fmt: skip
 
     def attach(self, payload: dict[str, Any]) -> dict[str, Any]:
         """Add a ``history`` key to the nodes history knows (other keys untouched)."""

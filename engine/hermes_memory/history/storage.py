@@ -140,6 +140,9 @@ def _valid_event(event: Any) -> str | None:
     return None
 
 
+valid_event = _valid_event  # for readers of appended lines elsewhere
+
+
 def list_delta(old: list[str], new: list[str]) -> list[list[Any]]:
     """The edit from ``old`` to ``new`` as ``[position, removed, inserted]`` items: the
     span between their common start and common end (one item; a memory write changes one

@@ -66,3 +66,23 @@ def test_graph_nodes_carry_history(home, store):
     assert memory_node["fingerprint"] == fingerprint("Graph entry")
     assert memory_node["history"]["lastBy"] == "app"
     assert memory_node["history"]["version"]
+
+
+def test_graph_history_follows_appended_versions(home, store):
+    write_skill(home, "triage")
+    home.skills_usage_file.write_text(json.dumps({"triage": {"created_by": "agent", "use_count": 2}}),
+                                      encoding="utf-8")  # fmt: skip
+    store.add("memory", "First entry")
+    builder = GraphBuilder(home)
+    builder.build()
+    for n in range(20):  # past a full version, so the appended lines hold edits
+        store.add("memory", f"Entry {n}")
+    pin_skill(home, "triage")
+    payload = builder.build()  # reads only what was appended
+    cards = {n["fingerprint"]: n for n in payload["nodes"] if n["kind"] == "memory"}
+    assert cards[fingerprint("Entry 19")]["history"]["lastBy"] == "app"
+    assert cards[fingerprint("First entry")]["history"]["version"] != cards[fingerprint("Entry 19")]["history"]["version"]
+    skill = next(n for n in payload["nodes"] if n["id"] == "triage")
+    assert skill["history"]["versions"] == 1 and skill["history"]["lastBy"] == "app"
+    fresh = GraphBuilder(home).build()  # the same as a full read
+    assert [n.get("history") for n in fresh["nodes"]] == [n.get("history") for n in payload["nodes"]]

@@ -154,6 +154,25 @@ class MemoryCall:
         return write_ops(self.arguments)
 
 
+#: Clocks and writers are not perfectly ordered; the id search starts this much earlier.
+SINCE_SLACK_SECONDS = 3600.0
+
+
+def _first_id_after(store: SessionStore, when: float) -> int:
+    """A message id at or before the first message later than ``when``, found by a binary
+    search over the primary key (``timestamp`` has no index of its own)."""
+    bounds = store.query_one("SELECT MIN(id), MAX(id) FROM messages")
+    low, high = (bounds[0], bounds[1]) if bounds and bounds[0] is not None else (0, 0)
+    while low < high:
+        middle = (low + high) // 2
+        row = store.query_one("SELECT id, timestamp FROM messages WHERE id >= ? ORDER BY id LIMIT 1", (middle,))
+        if row is None or float(row["timestamp"] or 0) > when:
+            high = middle
+        else:
+            low = row["id"] + 1
+    return low
+
+
 def memory_calls(
     db: HermesHome | str | os.PathLike[str] | SessionStore,
     *,
@@ -164,14 +183,16 @@ def memory_calls(
     tool result says were refused (``"success": false``). ``since`` keeps calls after
     that time; ``session_id`` one session's."""
     where, params = "", []
-    if since is not None:
-        where += " AND m.timestamp > ?"
-        params.append(since)
     if session_id is not None:
         where += " AND m.session_id = ?"
         params.append(session_id)
     store = SessionStore.open(db)
     try:
+        if since is not None:
+            # Message ids grow with time: start the scan near the first message after
+            # ``since`` instead of at the first message ever (a capture runs this often).
+            where += " AND m.id >= ? AND m.timestamp > ?"
+            params += [_first_id_after(store, since - SINCE_SLACK_SECONDS), since]
         rows = store.query(
             f"""
             SELECT m.id, m.session_id, m.role, m.timestamp, m.tool_calls, m.tool_call_id,

@@ -61,6 +61,11 @@ def history_import_sessions(home: HermesHome) -> dict:
     return history_service.import_sessions(home)
 
 
+def history_size(home: HermesHome) -> dict:
+    """Where the history folder is and how many bytes it takes (for a "forget" dialog)."""
+    return history_service.size(home)
+
+
 def history_forget(home: HermesHome, before: float | None = None) -> dict:
     """Erase history (all of it, or what was recorded before ``before``)."""
     return history_service.forget(home, before)

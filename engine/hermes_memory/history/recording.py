@@ -185,14 +185,6 @@ def skill_event(name: str, state: dict[str, Any], *, origin: str, action: str, t
     return event
 
 
-def same_skill(event: dict[str, Any] | None, state: dict[str, Any]) -> bool:
-    if event is None:
-        return state["md"] is None
-    return (event.get("md"), bool(event.get("pinned")), event.get("state")) == (
-        state["md"], state["pinned"], state["state"],
-    )  # fmt: skip
-
-
 def record_skill_change(
     home: HermesHome, name: str, action: str, directory: str | Path | None, *, before_text: str | None = None
 ) -> None:

@@ -196,6 +196,7 @@ def revert(home: HermesHome, session_id: str, dry_run: bool = False) -> dict[str
 
 
 def size(home: HermesHome) -> dict[str, Any]:
-    """How much disk the history takes."""
-    return {"ok": True, "bytes": HistoryStore(home).size_bytes(), "path": str(HistoryStore(home).dir)}
+    """Where the history is and how much disk it takes."""
+    store = HistoryStore(home)
+    return {"ok": True, "bytes": store.size_bytes(), "path": str(store.dir)}
 

@@ -19,7 +19,7 @@ from ..memory.entries import TARGETS, char_count
 from ..skills.index import gc_paused
 from .ledger import curator_blob, read_ledger
 from .recording import ORIGIN_LABELS
-from .storage import HistoryStore, content_hash, materialise
+from .storage import HistoryStore, materialise
 
 #: Below this similarity a removed and an added entry are two changes, not one edit.
 CHANGED_SIMILARITY = 0.5
@@ -206,7 +206,7 @@ class Timeline:
         if event["kind"] == "skill":
             before, after = self.skill_fields(parent), self.skill_fields(event)
             item["skill"] = event["skill"]
-            item["text_changed"] = before["md"] != after["md"]
+            item["text_changed"] = (before["md"] or "")[:20] != (after["md"] or "")[:20]  # ledger: sha256
             item["state"] = after["state"]
             item["pinned"] = after["pinned"]
         else:
@@ -376,7 +376,3 @@ def chain_key(event: dict[str, Any]) -> tuple[str, str | None]:
 def public(event: dict[str, Any]) -> dict[str, Any]:
     """An event without the reader's bookkeeping keys."""
     return {key: value for key, value in event.items() if not key.startswith("_")}
-
-
-def hash_of(text: str) -> str:
-    return content_hash(text)

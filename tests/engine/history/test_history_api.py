@@ -30,6 +30,7 @@ def test_every_history_call_is_plain_data(home, store, agent):
         state_now=api.history_state_at(home),
         provenance=api.history_provenance(home),
         growth=api.history_growth(home),
+        size=api.history_size(home),
         taught=api.session_taught(home, "s-face"),
         revert_plan=api.session_revert(home, "s-face"),
         imported=api.history_import_sessions(home),
@@ -39,6 +40,7 @@ def test_every_history_call_is_plain_data(home, store, agent):
         assert json.loads(json.dumps(result)) == result, name
     assert results["state_then"]["memory"]["entries"] == ["Face entry"]
     assert results["state_now"]["memory"]["entry_count"] == 2
+    assert results["size"]["bytes"] > 0 and results["size"]["path"].endswith("history")
     points = results["growth"]["points"]
     assert points[-1]["memory_entries"] == 2 and points[-1]["active_skills"] == 1
     assert points[-1]["memory_chars"] == len("Face entry\n§\nAgent entry")

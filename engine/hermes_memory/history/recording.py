@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..home import HermesHome
 from ..memory.entries import serialise_entries
-from .storage import HistoryError, HistoryStore, content_hash, encode_entries
+from .storage import HistoryStore, content_hash, encode_entries
 
 if TYPE_CHECKING:
     from ..memory.store import StoreFile
@@ -149,7 +149,7 @@ def record_memory_write(home: HermesHome, target: str, before: StoreFile, after:
                              known=known, parent=parent, depth=depth, **writer)  # fmt: skip
             )
             store.append(events, blobs)
-    except (HistoryError, OSError) as exc:
+    except Exception as exc:  # noqa: BLE001 - history must never fail a write that happened
         log.warning("history not recorded for %s: %s", target, exc)
 
 
@@ -207,5 +207,5 @@ def record_skill_change(
             if state["text"] is not None and (head is None or head.get("md") != state["md"]):
                 blobs[state["md"]] = state["text"]
             store.append(events, blobs)
-    except (HistoryError, OSError) as exc:
+    except Exception as exc:  # noqa: BLE001 - history must never fail a change that happened
         log.warning("history not recorded for skill %s: %s", name, exc)

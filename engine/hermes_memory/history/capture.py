@@ -134,7 +134,7 @@ def _local_skills(home: HermesHome) -> dict[str, str]:
 
 
 def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]]:
-    timeline = Timeline(home)
+    timeline = Timeline(home, lazy=True)  # skill versions need no memory replays
     skills = _local_skills(home)
     names = set(skills) | {
         name for name in timeline.skill_names()

@@ -303,7 +303,12 @@ def cmd_revert(args: argparse.Namespace, ctx: CliContext) -> int:
     verb = "would undo" if args.dry_run else "undid"
     for target, outcome in result["memory"].items():
         for item in outcome.get("undone", ()):
-            ctx.print(f"{target:<6} {verb} {item['action']}: {_line(item['entry'], 70)}")
+            if item["action"] == "replace":
+                ctx.print(f"{target:<6} {verb} the edit: {_line(item['entry'], 40)} -> back to "
+                          f"{_line(item['with'], 40)}")  # fmt: skip
+            else:
+                what = "remove" if item["action"] == "remove" else "add back"
+                ctx.print(f"{target:<6} {verb} — {what}: {_line(item['entry'], 70)}")
         for item in outcome.get("left_alone", ()):
             ctx.print(f"{target:<6} left alone ({item['why']}): {_line(item['entry'], 60)}")
         if outcome.get("error"):

@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "hermes_memory.learning.commands",
     "hermes_memory.review.commands",
     "hermes_memory.pending.commands",
+    "hermes_memory.history.commands",
 )
 
 

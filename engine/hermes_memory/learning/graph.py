@@ -39,6 +39,7 @@ from itertools import compress, count
 from operator import is_not
 from typing import Any
 
+from ..history.provenance import GraphProvenance
 from ..home import HermesHome
 from ..skills.index import Skill, SkillIndex, gc_paused
 from ..skills.usage import (
@@ -274,6 +275,7 @@ class GraphBuilder:
         self._card_edges: dict[str, list[str]] = {}
         self._dates_key: tuple | None = None
         self._dates: Mapping[str, float] = {}
+        self._history = GraphProvenance(home)  # the "history" key of nodes
 
     def build(
         self,
@@ -288,7 +290,7 @@ class GraphBuilder:
         with self._lock, gc_paused():
             if memory_timestamps is None:
                 memory_timestamps = self._history_dates()
-            return self._build(include_all, memory_timestamps, changed)
+            return self._history.attach(self._build(include_all, memory_timestamps, changed))
 
     def _history_dates(self) -> Mapping[str, float]:
         """Card dates from session history, re-read only when it or a memory file changed."""

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..config import MemoryConfig, load_memory_config
 from ..fileio import DEFAULT_LOCK_TIMEOUT, LockTimeout, atomic_write_text, file_lock
+from ..history.recording import record_memory_write
 from ..home import HermesHome
 from . import entries as fmt
 from .render import cross_entry_problem, render_block, sanitise_entry
@@ -391,6 +392,7 @@ class MemoryStore:
                     if current.legacy_sections:
                         self._backup(current)  # first canonical rewrite of a legacy file
                     atomic_write_text(path, fmt.serialise_entries(new_entries), ".mem_")
+                    record_memory_write(self.home, target, current, new_entries)
                 self._set_entries(target, new_entries)
         except StoreRefusal as refusal:
             if refusal.counts_as_failure:

@@ -57,6 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_json_flag(provenance)
     provenance.set_defaults(handler=cmd_provenance)
 
+    from ..history.commands import register_session_commands  # taught, revert
+
+    register_session_commands(commands)
+
 
 # --- helpers -----------------------------------------------------------------------------
 def _date(timestamp: float | None) -> str:

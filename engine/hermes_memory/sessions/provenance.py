@@ -8,7 +8,9 @@ normalised). Calls whose tool result says ``"success": false`` are left out: a b
 over-budget write did not put anything on disk.
 
 :func:`memory_provenance` answers for many entries with one pass over the table, so the
-graph builder can date every memory card at once.
+graph builder can date every memory card at once. :func:`memory_calls` is that pass: the
+agent's memory calls that were not refused, in time order, which history replays
+(``history import-sessions``) and matches with captured versions (``sessions taught``).
 """
 
 from __future__ import annotations
@@ -110,18 +112,119 @@ def _memory_calls(tool_calls: Any) -> Iterator[tuple[str | None, dict[str, Any]]
 
 def _writes(arguments: dict[str, Any]) -> Iterator[tuple[str, str | None, str]]:
     """``(action, target, content)`` for every add/replace in one call's arguments."""
+    for action, target, content, _old in write_ops(arguments):
+        if action in WRITE_ACTIONS and content:
+            yield action, target, content
+
+
+def write_ops(arguments: dict[str, Any]) -> list[tuple[str, str | None, str | None, str | None]]:
+    """``(action, target, content, old_text)`` for every add/replace/remove in one call's
+    arguments, batches flattened (``new_text`` is an alias of ``content``, as upstream)."""
     target = arguments.get("target")
     operations = arguments.get("operations")
-    if isinstance(operations, list) and operations:
-        for op in operations:
-            if isinstance(op, dict) and op.get("action") in WRITE_ACTIONS:
-                content = op.get("content")
-                if isinstance(content, str) and content.strip():
-                    yield op["action"], op.get("target", target), content
-        return
-    action, content = arguments.get("action"), arguments.get("content")
-    if action in WRITE_ACTIONS and isinstance(content, str) and content.strip():
-        yield action, target, content
+    batched = isinstance(operations, list) and bool(operations)
+    ops = [op for op in operations if isinstance(op, dict)] if batched else [arguments]
+    found = []
+    for op in ops:
+        action = op.get("action")
+        if action not in ("add", "replace", "remove"):
+            continue
+        content = op.get("content", op.get("new_text"))
+        content = content.strip() if isinstance(content, str) and content.strip() else None
+        old_text = op.get("old_text")
+        old_text = old_text.strip() if isinstance(old_text, str) and old_text.strip() else None
+        op_target = op.get("target", target) if batched else target
+        found.append((action, op_target if isinstance(op_target, str) else None, content, old_text))
+    return found
+
+
+@dataclass(frozen=True)
+class MemoryCall:
+    """One ``memory`` tool call the agent made and that was not refused."""
+
+    session_id: str
+    message_id: int
+    timestamp: float
+    source: str | None
+    call_id: str | None
+    arguments: dict[str, Any]
+
+    @property
+    def ops(self) -> list[tuple[str, str | None, str | None, str | None]]:
+        return write_ops(self.arguments)
+
+
+#: Clocks and writers are not perfectly ordered; the id search starts this much earlier.
+SINCE_SLACK_SECONDS = 3600.0
+
+
+def _first_id_after(store: SessionStore, when: float) -> int:
+    """A message id at or before the first message later than ``when``, found by a binary
+    search over the primary key (``timestamp`` has no index of its own)."""
+    bounds = store.query_one("SELECT MIN(id), MAX(id) FROM messages")
+    low, high = (bounds[0], bounds[1]) if bounds and bounds[0] is not None else (0, 0)
+    while low < high:
+        middle = (low + high) // 2
+        row = store.query_one("SELECT id, timestamp FROM messages WHERE id >= ? ORDER BY id LIMIT 1", (middle,))
+        if row is None or float(row["timestamp"] or 0) > when:
+            high = middle
+        else:
+            low = row["id"] + 1
+    return low
+
+
+def memory_calls(
+    db: HermesHome | str | os.PathLike[str] | SessionStore,
+    *,
+    since: float | None = None,
+    session_id: str | None = None,
+) -> list[MemoryCall]:
+    """The agent's memory calls in time order, from one table scan, without the ones its
+    tool result says were refused (``"success": false``). ``since`` keeps calls after
+    that time; ``session_id`` one session's."""
+    where, params = "", []
+    if session_id is not None:
+        where += " AND m.session_id = ?"
+        params.append(session_id)
+    store = SessionStore.open(db)
+    try:
+        if since is not None:
+            # Message ids grow with time: start the scan near the first message after
+            # ``since`` instead of at the first message ever (a capture runs this often).
+            where += " AND m.id >= ? AND m.timestamp > ?"
+            params += [_first_id_after(store, since - SINCE_SLACK_SECONDS), since]
+        rows = store.query(
+            f"""
+            SELECT m.id, m.session_id, m.role, m.timestamp, m.tool_calls, m.tool_call_id,
+                   m.content, s.source
+            FROM messages m LEFT JOIN sessions s ON s.id = m.session_id
+            WHERE ((m.role = 'assistant' AND m.tool_calls LIKE '%memory%')
+               OR (m.role = 'tool' AND (m.tool_name = 'memory' OR m.tool_name IS NULL)
+                   AND m.content LIKE '%success%')){where}
+            ORDER BY m.timestamp, m.id
+            """,
+            params,
+        )
+    finally:
+        if store is not db:
+            store.close()
+    # A tool result answers the latest call with its id in that session (providers reuse
+    # ids such as call_1 from turn to turn), so results are matched as the scan goes.
+    calls: list[MemoryCall] = []
+    latest: dict[tuple[str, str], list[int]] = {}
+    failed: set[int] = set()  # positions in ``calls`` whose write was refused
+    for row in rows:
+        if row["role"] == "tool":
+            key = (row["session_id"], row["tool_call_id"])
+            if row["tool_call_id"] and _failed(row["content"]):
+                failed.update(latest.get(key, ()))
+            continue
+        for call_id, arguments in _memory_calls(row["tool_calls"]):
+            if call_id:
+                latest[(row["session_id"], call_id)] = [len(calls)]
+            calls.append(MemoryCall(row["session_id"], row["id"], float(row["timestamp"] or 0),
+                                    row["source"], call_id, arguments))  # fmt: skip
+    return [call for position, call in enumerate(calls) if position not in failed]
 
 
 def _failed(content: Any) -> bool:
@@ -143,55 +246,18 @@ def memory_provenance(
     needles = [(entry, _normalise(entry)) for entry in wanted if _normalise(entry)]
     if not needles:
         return result
-    store = SessionStore.open(db)
-    try:
-        # One pass: the memory calls and the memory tool's results, in time order.
-        rows = store.query(
-            """
-            SELECT m.id, m.session_id, m.role, m.timestamp, m.tool_calls, m.tool_call_id,
-                   m.content, s.source
-            FROM messages m LEFT JOIN sessions s ON s.id = m.session_id
-            WHERE (m.role = 'assistant' AND m.tool_calls LIKE '%memory%')
-               OR (m.role = 'tool' AND (m.tool_name = 'memory' OR m.tool_name IS NULL)
-                   AND m.content LIKE '%success%')
-            ORDER BY m.timestamp, m.id
-            """
-        )
-    finally:
-        if store is not db:
-            store.close()
-
-    # A tool result answers the latest call with its id in that session (providers reuse
-    # ids such as call_1 from turn to turn), so results are matched as the scan goes.
-    latest: dict[tuple[str, str], list[tuple[str, ProvenanceEvent]]] = {}
-    failed: set[int] = set()  # id() of events whose write was refused
-    for row in rows:
-        if row["role"] == "tool":
-            key = (row["session_id"], row["tool_call_id"])
-            if row["tool_call_id"] and _failed(row["content"]):
-                failed.update(id(event) for _, event in latest.get(key, []))
-            continue
-        for call_id, arguments in _memory_calls(row["tool_calls"]):
-            produced = []
-            for action, target, content in _writes(arguments):
-                written = _normalise(content)
-                for entry, needle in needles:
-                    if needle in written:
-                        event = ProvenanceEvent(
-                            session_id=row["session_id"],
-                            message_id=row["id"],
-                            timestamp=float(row["timestamp"]),
-                            action=action,
-                            target=target,
-                            source=row["source"],
-                            tool_call_id=call_id,
-                        )
-                        produced.append((entry, event))
-            if call_id:
-                latest[(row["session_id"], call_id)] = produced
-            for entry, event in produced:
-                result[entry].events.append(event)
-    if failed:
-        for provenance in result.values():
-            provenance.events = [e for e in provenance.events if id(e) not in failed]
+    for call in memory_calls(db):
+        for action, target, content in _writes(call.arguments):
+            written = _normalise(content)
+            for entry, needle in needles:
+                if needle in written:
+                    result[entry].events.append(ProvenanceEvent(
+                        session_id=call.session_id,
+                        message_id=call.message_id,
+                        timestamp=call.timestamp,
+                        action=action,
+                        target=target,
+                        source=call.source,
+                        tool_call_id=call.call_id,
+                    ))  # fmt: skip
     return result

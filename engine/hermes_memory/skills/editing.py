@@ -15,6 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..history.recording import record_skill_change
 from ..home import HermesHome
 from ..safe_load import UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
@@ -144,4 +145,5 @@ def edit_skill(
             _write_bytes_atomically(path, original)
         return SkillOutcome(False, f"edit of '{name}' failed and was rolled back: {exc}", name)
     after_change(home, "edit", name)
+    record_skill_change(home, name, "edit", path.parent, before_text=original.decode("utf-8", "replace"))
     return SkillOutcome(True, f"updated '{name}'", name, str(path))

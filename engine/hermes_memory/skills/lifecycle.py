@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fileio import LockTimeout, atomic_write_text
+from ..history.recording import record_skill_change
 from ..home import HermesHome
 from ..safe_load import RECORD_LIMITS, UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
@@ -199,6 +200,7 @@ def _set_pin_record(home: HermesHome, name: str, pinned: bool, skill: Skill | No
             return SkillOutcome(True, f"'{name}' was not pinned", name)
         return SkillOutcome(True, f"'{name}' is already {verb}ned", name, directory)
     after_change(home, verb, name)
+    record_skill_change(home, name, verb, directory)
     if pinned:
         message = f"pinned '{name}' (archive and delete are refused until it is unpinned)"
         if skill is None:
@@ -336,6 +338,7 @@ def archive_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
             clear_intent(home)
         return _refuse(f"could not archive '{name}': {exc}", name)
     after_move(home, moves[0])
+    record_skill_change(home, name, "archive", dest)
     return SkillOutcome(
         True, f"archived '{name}' — restore with: hermes curator restore {name}", name, str(dest)
     )
@@ -580,6 +583,7 @@ def restore_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None)
             clear_intent(home)
         return _refuse(f"could not restore '{name}': {exc}", name)
     after_move(home, moves[0])
+    record_skill_change(home, restored, "restore", dest)
     message = f"restored '{restored}' to {dest}"
     if others:
         message += (

@@ -107,3 +107,25 @@ def test_rewound_rows_still_count(modern_corpus):
           tool_calls=memory_call("c", action="add", content="Rewound but written"))  # fmt: skip
     found = memory_provenance(c.close(), ["Rewound but written"])
     assert found["Rewound but written"].first_seen == T0 + 10
+
+
+def test_memory_calls_since_a_time_scan_only_the_recent_rows(early_corpus):
+    from hermes_memory.sessions.provenance import memory_calls
+
+    c = early_corpus
+    c.session("s", "cli")
+    for n in range(400):
+        c.say("s", "assistant", None, tool_calls=memory_call(f"c{n}", action="add", content=f"entry {n}"))
+        c.clock += 3600  # an hour apart, so the slack reaches back one message
+    path = c.close()
+    since = T0 + 10 + 300 * 3610 - 1  # just before message 300
+    calls = memory_calls(path, since=since)
+    assert [call.arguments["content"] for call in calls] == [f"entry {n}" for n in range(300, 400)]
+    store = SessionStore(path)
+    statements = []
+    store.conn.set_trace_callback(statements.append)
+    try:
+        assert memory_calls(store, since=since) == calls
+    finally:
+        store.close()
+    assert len(statements) < 15  # a binary search over ids, then one bounded scan

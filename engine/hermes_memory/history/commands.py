@@ -1,0 +1,321 @@
+"""``hermes-memory history ...`` and ``sessions taught|revert``: the CLI over history/."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from datetime import datetime
+from typing import Any
+
+from ..cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliContext, add_json_flag, positive_int
+from . import service as api
+from .recording import ORIGIN_LABELS
+
+PREVIEW = 90
+
+
+def parse_when(text: str) -> float:
+    """argparse type: ``YYYY-MM-DD`` (local midnight), an ISO date-time, or epoch seconds."""
+    value = text.strip()
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a date (use YYYY-MM-DD, YYYY-MM-DDTHH:MM or epoch seconds)"
+        ) from None
+    return parsed.timestamp()
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    history = subparsers.add_parser("history", help="every version of memory and skills; restore")
+    commands = history.add_subparsers(dest="history_command", metavar="ACTION")
+    commands.required = True
+
+    log = commands.add_parser("log", help="recorded versions, newest first")
+    log.add_argument("what", nargs="?", choices=("memory", "user", "skill"), help="only this store")
+    log.add_argument("name", nargs="?", help="with 'skill': only this skill")
+    log.add_argument("--since", type=parse_when, metavar="DATE")
+    log.add_argument("--limit", type=positive_int, metavar="N")
+    log.set_defaults(handler=cmd_log)
+
+    show = commands.add_parser("show", help="one version: its entries or SKILL.md, and its change")
+    show.add_argument("id", metavar="ID")
+    show.set_defaults(handler=cmd_show)
+
+    diff = commands.add_parser("diff", help="entries added/removed/changed by ID, or from ID to ID2")
+    diff.add_argument("id", metavar="ID")
+    diff.add_argument("other", nargs="?", metavar="ID2", help="a later version, or 'now' (the files)")
+    diff.set_defaults(handler=cmd_diff)
+
+    restore = commands.add_parser("restore", help="bring back a version (or one entry of it)")
+    restore.add_argument("id", metavar="ID")
+    restore.add_argument("--entry", metavar="FINGERPRINT", help="only this entry of the version")
+    restore.set_defaults(handler=cmd_restore)
+
+    lineage = commands.add_parser("lineage", help="one entry's story through its replaces")
+    lineage.add_argument("fingerprint", metavar="FINGERPRINT")
+    lineage.set_defaults(handler=cmd_lineage)
+
+    state = commands.add_parser("state", help="the stores and skills as they were at a date")
+    state.add_argument("--at", type=parse_when, metavar="DATE")
+    state.set_defaults(handler=cmd_state)
+
+    provenance = commands.add_parser("provenance", help="where each entry and skill came from")
+    provenance.set_defaults(handler=cmd_provenance)
+
+    capture = commands.add_parser("capture", help="record changes others made since the last version")
+    capture.set_defaults(handler=cmd_capture)
+
+    backfill = commands.add_parser("import-sessions", help="backfill past memory writes from state.db")
+    backfill.set_defaults(handler=cmd_import)
+
+    forget = commands.add_parser("forget", help="erase history (all, or before a date)")
+    forget.add_argument("--before", type=parse_when, metavar="DATE")
+    forget.add_argument("--yes", action="store_true", help="really erase (it cannot be undone)")
+    forget.set_defaults(handler=cmd_forget)
+
+    for parser in commands.choices.values():
+        add_json_flag(parser)
+
+
+def register_session_commands(commands: argparse._SubParsersAction) -> None:
+    """``sessions taught`` and ``sessions revert`` (the sessions group calls this)."""
+    taught = commands.add_parser("taught", help="what one session wrote to memory and skills")
+    taught.add_argument("session_id", metavar="SESSION_ID")
+    add_json_flag(taught)
+    taught.set_defaults(handler=cmd_taught)
+
+    revert = commands.add_parser("revert", help="undo what one session taught (where unchanged since)")
+    revert.add_argument("session_id", metavar="SESSION_ID")
+    revert.add_argument("--dry-run", action="store_true", help="only say what would be undone")
+    add_json_flag(revert)
+    revert.set_defaults(handler=cmd_revert)
+
+
+# --- helpers -----------------------------------------------------------------------------
+def _date(ts: float | None) -> str:
+    return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _line(text: str | None, width: int = PREVIEW) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _done(ctx: CliContext, result: dict[str, Any], text: str | None = None) -> int:
+    if ctx.json:
+        ctx.print_json(result)
+        return EXIT_OK if result.get("ok", True) else EXIT_REFUSED
+    if not result.get("ok", True):
+        return ctx.error(result.get("error", "refused"))
+    if text:
+        ctx.print(text)
+    return EXIT_OK
+
+
+def _problems(ctx: CliContext, result: dict[str, Any]) -> None:
+    for problem in result.get("problems") or ():
+        print(f"hermes-memory: warning: {problem}", file=ctx.stderr)
+
+
+def _describe(item: dict[str, Any]) -> str:
+    who = ORIGIN_LABELS.get(item["origin"], item["origin"])
+    if item["kind"] == "skill":
+        change = ", ".join(filter(None, [
+            "text changed" if item.get("text_changed") else "",
+            item.get("state") if item.get("state") != "active" else "",
+            "pinned" if item.get("pinned") else "",
+        ]))  # fmt: skip
+        what = f"skill {item['skill']}"
+    else:
+        change = f"+{item['added']} -{item['removed']} ({item['entry_count']} entries)"
+        what = item["kind"]
+    session = f"  session {item['session']}" if item.get("session") else ""
+    if len(item.get("sessions") or ()) > 1:
+        session = f"  sessions {', '.join(item['sessions'])}"
+    extra = f"  restores {item['restores']}" if item.get("restores") else ""
+    extra += f"  reverts {item['reverts']}" if item.get("reverts") else ""
+    return (f"{_date(item['ts'])}  {item['id']:<14} {what:<16} {item['action']:<8} "
+            f"{who:<17} {change}{session}{extra}")  # fmt: skip
+
+
+def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:
+    if diff["kind"] == "skill":
+        for key, change in diff["changes"].items():
+            ctx.print(f"  {key}: {change['before']} -> {change['after']}")
+        if diff["unified_diff"]:
+            ctx.print(diff["unified_diff"].rstrip("\n"))
+    else:
+        for text in diff["added"]:
+            ctx.print(f"+ {_line(text)}")
+        for text in diff["removed"]:
+            ctx.print(f"- {_line(text)}")
+        for pair in diff["changed"]:
+            ctx.print(f"~ {_line(pair['before'])}")
+            ctx.print(f"  -> {_line(pair['after'])}")
+    if diff["empty"]:
+        ctx.print("(no differences)")
+
+
+# --- history commands --------------------------------------------------------------------
+def cmd_log(args: argparse.Namespace, ctx: CliContext) -> int:
+    if args.name and args.what != "skill":
+        return ctx.error("a NAME only follows 'skill' (history log skill NAME)", EXIT_USAGE)
+    result = api.log(ctx.home, kind=args.what, skill=args.name, since=args.since, limit=args.limit)
+    if ctx.json or not result["ok"]:
+        return _done(ctx, result)
+    _problems(ctx, result)
+    if not result["events"]:
+        ctx.print("No history recorded yet (run 'history capture' or 'history import-sessions').")
+    else:
+        ctx.print("\n".join(map(_describe, result["events"])))
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.show(ctx.home, args.id)
+    if ctx.json or not result["ok"]:
+        return _done(ctx, result)
+    ctx.print(_describe(result["summary"]))
+    if result["summary"]["kind"] == "skill":
+        ctx.print(result.get("text") or "(no SKILL.md in this version)")
+    else:
+        for entry in result["entries"]:
+            ctx.print(f"  [{entry['fingerprint']}] {_line(entry['text'])}")
+    ctx.print("Change:")
+    _print_diff(ctx, result["diff"])
+    return EXIT_OK
+
+
+def cmd_diff(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.diff(ctx.home, args.id, args.other)
+    if ctx.json or not result["ok"]:
+        return _done(ctx, result)
+    _print_diff(ctx, result)
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.restore(ctx.home, args.id, entry=args.entry)
+    version = f" (new version {result['version']}, undo with: history restore " \
+              f"{result.get('previous')})" if result.get("version") and result.get("previous") else ""
+    return _done(ctx, result, f"{result.get('message', '')}{version}")
+
+
+def cmd_lineage(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.lineage(ctx.home, args.fingerprint)
+    if ctx.json or not result["ok"]:
+        return _done(ctx, result)
+    for step in result["steps"]:
+        who = ORIGIN_LABELS.get(step["origin"], step["origin"])
+        session = f" session {step['session']}" if step.get("session") else ""
+        ctx.print(f"{_date(step['ts'])}  {step['version']:<14} {step['kind']:<8} {who}{session}")
+        if step.get("before") is not None:
+            ctx.print(f"    from: {_line(step['before'])}")
+        ctx.print(f"    {'text' if step['kind'] != 'removed' else 'gone'}: {_line(step['text'])}")
+    ctx.print("still in the store" if result["current"] else "no longer in the store")
+    return EXIT_OK
+
+
+def cmd_state(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.state_at(ctx.home, args.at)
+    if ctx.json or not result["ok"]:
+        return _done(ctx, result)
+    for target in ("memory", "user"):
+        part = result[target]
+        ctx.print(f"{target:<7} {part['entry_count']} entries, {part['chars']:,} chars "
+                  f"(version {part['version'] or '-'})")  # fmt: skip
+    ctx.print(f"skills  {result['active_skills']} active of {len(result['skills'])} known")
+    return EXIT_OK
+
+
+def cmd_provenance(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.provenance(ctx.home)
+    if ctx.json:
+        return _done(ctx, result)
+    _problems(ctx, result)
+    for row in result["entries"]:
+        by = ", ".join(ORIGIN_LABELS.get(b, b) for b in row["by"])
+        ctx.print(f"{row['target']:<6} [{row['fingerprint']}] {_line(row['entry'], 60)}")
+        ctx.print(f"       first {_date(row['first_seen'])}, last changed {_date(row['last_changed'])}"
+                  f" by {by}; sessions: {', '.join(row['sessions']) or '-'}")  # fmt: skip
+    for row in result["skills"]:
+        by = ", ".join(ORIGIN_LABELS.get(b, b) for b in row["by"])
+        ctx.print(f"skill  {row['skill']}: first {_date(row['first_seen'])}, last changed "
+                  f"{_date(row['last_changed'])} by {by}; sessions: {', '.join(row['sessions']) or '-'}")  # fmt: skip
+    return EXIT_OK
+
+
+def cmd_capture(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.capture(ctx.home)
+    if ctx.json:
+        return _done(ctx, result)
+    _problems(ctx, result)
+    ctx.print(f"Recorded {result['recorded']} new version(s).")
+    return EXIT_OK if result["ok"] else EXIT_REFUSED
+
+
+def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.import_sessions(ctx.home)
+    return _done(ctx, result, f"Imported {result.get('imported', 0)} version(s) from "
+                              f"{result.get('sessions', 0)} session(s).")  # fmt: skip
+
+
+def cmd_forget(args: argparse.Namespace, ctx: CliContext) -> int:
+    if not args.yes:
+        scope = f"before {_date(args.before)}" if args.before else "all of it"
+        return ctx.error(f"this erases the history of memory and skills ({scope}) for good; "
+                         "add --yes to do it", EXIT_USAGE)  # fmt: skip
+    result = api.forget(ctx.home, before=args.before)
+    return _done(ctx, result, f"Erased {result.get('removed_events', 0)} version(s); "
+                              f"{result.get('kept_events', 0)} kept.")  # fmt: skip
+
+
+# --- sessions taught / revert ------------------------------------------------------------
+def cmd_taught(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.taught(ctx.home, args.session_id)
+    if ctx.json:
+        return _done(ctx, result)
+    if result.get("note"):
+        ctx.print(f"({result['note']})")
+    for target, net in result["memory"].items():
+        for text in net["added"]:
+            ctx.print(f"{target:<6} added    {_line(text)}")
+        for pair in net["changed"]:
+            ctx.print(f"{target:<6} changed  {_line(pair['before'], 40)} -> {_line(pair['after'], 40)}")
+        for text in net["removed"]:
+            ctx.print(f"{target:<6} removed  {_line(text)}")
+    for skill in result["skills"]:
+        ctx.print(f"skill  {skill['skill']}: {', '.join(skill['actions'])}")
+    if not result["versions"] and not result["skills"] and not result["calls"]:
+        ctx.print(f"Session {args.session_id} wrote nothing to memory or skills that history knows.")
+    return EXIT_OK
+
+
+def cmd_revert(args: argparse.Namespace, ctx: CliContext) -> int:
+    result = api.revert(ctx.home, args.session_id, dry_run=args.dry_run)
+    if ctx.json:
+        return _done(ctx, result)
+    verb = "would undo" if args.dry_run else "undid"
+    for target, outcome in result["memory"].items():
+        for item in outcome.get("undone", ()):
+            if item["action"] == "replace":
+                ctx.print(f"{target:<6} {verb} the edit: {_line(item['entry'], 40)} -> back to "
+                          f"{_line(item['with'], 40)}")  # fmt: skip
+            else:
+                what = "remove" if item["action"] == "remove" else "add back"
+                ctx.print(f"{target:<6} {verb} — {what}: {_line(item['entry'], 70)}")
+        for item in outcome.get("left_alone", ()):
+            ctx.print(f"{target:<6} left alone ({item['why']}): {_line(item['entry'], 60)}")
+        if outcome.get("error"):
+            print(f"hermes-memory: {target}: {outcome['error']}", file=ctx.stderr)
+    for item in result["skills"]:
+        ctx.print(f"skill  {item['skill']}: " + (item.get("undo") and f"{verb} — {item['undo']}"
+                                                  or f"left alone ({item.get('left_alone')})"))  # fmt: skip
+    if not result["memory"] and not result["skills"]:
+        ctx.print(result.get("note") or f"Nothing of session {args.session_id} to undo.")
+    return EXIT_OK if result["ok"] else EXIT_REFUSED

@@ -1,0 +1,83 @@
+"""Damaged, truncated, huge and hostile history files: a clear message, the rest usable."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from history_helpers import entries, events
+
+from hermes_memory.history import storage
+from hermes_memory.history.service import log, show
+from hermes_memory.history.storage import HistoryError, HistoryStore
+from hermes_memory.history.timeline import Timeline
+
+
+def test_bad_lines_are_skipped_and_reported(home, store):
+    store.add("memory", "One")
+    path = HistoryStore(home).events_path
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write("not json at all\n")
+        handle.write(json.dumps({"id": "x", "ts": "yesterday", "kind": "memory", "entries": []}) + "\n")
+        handle.write(json.dumps({"id": "y", "ts": 1.0, "kind": "../../etc", "entries": []}) + "\n")
+        handle.write(json.dumps(["a", "list"]) + "\n")
+        handle.write('{"id": "cut", "ts": 1700000000, "kind": "mem')  # a crash mid-append
+    result = log(home)
+    assert result["ok"] and len(result["events"]) == 1
+    assert len(result["problems"]) == 5
+    assert any("not JSON" in p for p in result["problems"])
+    # the next write starts on its own line, and the damaged lines stay as they were
+    store.add("memory", "Two")
+    assert [len(e["entries"]) for e in events(home)] == [1, 2]
+    assert '"kind": "mem\n' in path.read_text(encoding="utf-8")
+
+
+def test_a_tampered_blob_is_not_trusted(home, store):
+    store.add("memory", "Real text")
+    blobs = HistoryStore(home).blobs_path
+    line = json.loads(blobs.read_text(encoding="utf-8"))
+    blobs.write_text(json.dumps({"h": line["h"], "t": "Injected text"}) + "\n", encoding="utf-8")
+    (event,) = events(home)
+    assert Timeline(home).entries(event) == [f"(text {line['h']} missing from history)"]
+    assert show(home, event["id"])["ok"]
+
+
+def test_huge_history_is_refused_with_a_message(home, store, monkeypatch):
+    store.add("memory", "One")
+    monkeypatch.setattr(storage, "MAX_FILE_BYTES", 10)
+    result = log(home)
+    assert not result["ok"] and "far more than any history" in result["error"]
+    assert store.add("memory", "Two")["success"]  # the stores keep working
+    assert entries(home) == ["One", "Two"]
+
+
+def test_links_are_refused(home, store, tmp_path):
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("", encoding="utf-8")
+    history = HistoryStore(home)
+    history.dir.mkdir(parents=True)
+    os.symlink(outside, history.events_path)
+    assert store.add("memory", "Saved anyway")["success"]
+    assert outside.read_text(encoding="utf-8") == ""
+    with pytest.raises(HistoryError, match="symbolic link"):
+        history.read_events()
+    assert "symbolic link" in log(home)["error"]
+
+
+def test_unknown_and_hostile_ids(home, store):
+    store.add("memory", "One")
+    for bad in ("../../x", "", "ledger-../x", "a" * 5000):
+        result = show(home, bad)
+        assert not result["ok"] and "No history version" in result["error"]
+
+
+def test_capture_reports_an_unreadable_store_and_keeps_the_rest(home):
+    home.user_file.write_bytes(b"\x00\x01binary")
+    home.memory_file.write_text("Readable entry", encoding="utf-8")
+    from hermes_memory.history.capture import capture
+
+    result = capture(home)
+    assert not result["ok"] and result["recorded"] == 1
+    assert any("binary" in p for p in result["problems"])
+    assert [e["kind"] for e in events(home)] == ["memory"]

@@ -19,6 +19,16 @@ from .home import HermesHome
 
 # --- skills and the learning graph ---------------------------------------------------
 
+
+def skills_check(home: HermesHome) -> dict[str, Any]:
+    """Skill health: ``{"findings": [{"skill", "code", "severity", "message", "fix",
+    "directory"}], "count", "skills_checked", "skills_with_problems", "by_severity",
+    "warnings", "thresholds"}``; codes and rules in :mod:`hermes_memory.skills.health`."""
+    from .skills.health import check_skills
+
+    return check_skills(home)
+
+
 # --- the staged-write queue (pending/) -----------------------------------------------
 # Every item (list, show) carries: id, kind ("memory"/"skill"), summary, origin and
 # origin_label ("agent"/"background review"), created_at/created/age_seconds, session_id,

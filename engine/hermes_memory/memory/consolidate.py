@@ -124,22 +124,24 @@ class PairScore:
     shingles: float
 
 
+_NO_MATCH = PairScore(None, 0.0, 0.0, 0.0, 0.0)
+
+
 def compare(a: Entry, b: Entry) -> PairScore:
     """How alike two entries are (see the module docstring)."""
-    small = min(len(a.words), len(b.words))
-    if not small:
-        return PairScore(None, 0.0, 0.0, 0.0, 0.0)
-    different_names = bool(a.names and b.names and a.names.isdisjoint(b.names))
+    # Most pairs of a store share no content word: answer those with one set operation.
     shared = len(a.words & b.words)
+    if not shared or (a.names and b.names and a.names.isdisjoint(b.names)):
+        return _NO_MATCH  # (names: the same sentence about another version, host or id)
+    small = min(len(a.words), len(b.words))
     jaccard = shared / (len(a.words) + len(b.words) - shared)
     containment = shared / small
-    union = len(a.shingles | b.shingles)
-    shingles = len(a.shingles & b.shingles) / union if union else 0.0
+    common_pairs = len(a.shingles & b.shingles)
+    union = len(a.shingles) + len(b.shingles) - common_pairs
+    shingles = common_pairs / union if union else 0.0
     kind = None
     score = max(jaccard, shingles)
-    if different_names:
-        pass  # the same sentence about another version, host or id is another fact
-    elif jaccard >= DUPLICATE_JACCARD:
+    if jaccard >= DUPLICATE_JACCARD:
         kind = "duplicate"
     elif shingles >= OVERLAP_SHINGLES:
         kind = "overlap"  # long runs of the same words, one entry longer than the other
@@ -151,6 +153,8 @@ def compare(a: Entry, b: Entry) -> PairScore:
     elif shared >= 2 and containment == 1.0 and _inside(a.flat, b.flat):
         kind = "overlap"  # a short entry repeated word for word at the start of a longer one
         score = max(score, (jaccard + containment) / 2)
+    if kind is None:
+        return _NO_MATCH
     return PairScore(kind, round(score, 3), round(jaccard, 3), round(containment, 3), round(shingles, 3))
 
 
@@ -231,6 +235,9 @@ def find_groups(entries: dict[str, list[str]], limits: dict[str, int]) -> dict[s
     members: dict[int, list[int]] = {}
     for i in range(len(items)):
         members.setdefault(root(i), []).append(i)
+    by_root: dict[int, list[tuple[int, int, PairScore]]] = {}
+    for pair in pairs:
+        by_root.setdefault(root(pair[0]), []).append(pair)
     used = {t: char_count(entries.get(t, [])) for t in TARGETS}
     total_saved = dict.fromkeys(TARGETS, 0)
     groups = []
@@ -238,7 +245,7 @@ def find_groups(entries: dict[str, list[str]], limits: dict[str, int]) -> dict[s
         if len(indices) < 2:
             continue
         group = [items[i] for i in indices]
-        inside = [(i, j, r) for i, j, r in pairs if i in indices]
+        inside = by_root[root(indices[0])]
         keeper, saved = _merge_estimate(group)
         for target in TARGETS:
             total_saved[target] += saved[target]

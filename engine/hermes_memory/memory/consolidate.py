@@ -73,6 +73,12 @@ _NEGATED = re.compile(
     r"\b(?:not|never|no longer(?: uses?| using)?|instead of|rather than|switched from|"
     r"replaced|moved (?:away )?from|dropped|stopped using)\s+([a-z0-9][a-z0-9_+#.\-]*)"
 )
+# What an earlier entry already rules out ("fish over bash"): a later "not bash" agrees.
+_RULED_OUT = re.compile(
+    r"\b(?:not|never|no longer(?: uses?| using)?|instead of|rather than|switched from|"
+    r"replaced|moved (?:away )?from|dropped|stopped using|over|without|avoids?|vs\.?)\s+"
+    r"([a-z0-9][a-z0-9_+#.\-]*)"
+)
 
 
 def normalise(text: str) -> str:
@@ -190,9 +196,12 @@ def read_stores(home) -> Stores:
 
 
 # --- groups ---------------------------------------------------------------------------
-def _merge_estimate(members: Sequence[Entry]) -> tuple[Entry, dict[str, int]]:
-    """The entry to keep and the characters each store would save by a merge."""
-    keeper = max(members, key=lambda e: (len(e.text), -e.index))
+def _merge_estimate(
+    members: Sequence[Entry], outdated: set[tuple[str, int]]
+) -> tuple[Entry, dict[str, int]]:
+    """The entry to keep (the longest one no later entry contradicts) and the characters
+    each store would save by a merge."""
+    keeper = max(members, key=lambda e: ((e.target, e.index) not in outdated, len(e.text), -e.index))
     saved = dict.fromkeys(TARGETS, 0)
     known = set(keeper.words)
     for other in members:
@@ -214,8 +223,11 @@ def meter_text(used: int, after: int, limit: int) -> str:
     return f"{used:,} → {after:,} / {limit:,}"
 
 
-def find_groups(entries: dict[str, list[str]], limits: dict[str, int]) -> dict[str, Any]:
-    """Groups of alike entries over both stores, with scores and projected meters."""
+def find_groups(
+    entries: dict[str, list[str]], limits: dict[str, int], outdated: set[tuple[str, int]] = frozenset()
+) -> dict[str, Any]:
+    """Groups of alike entries over both stores, with scores and projected meters.
+    ``outdated``: ``(target, index)`` of superseded entries, never chosen as the one to keep."""
     items = [make_entry(t, i, text) for t in TARGETS for i, text in enumerate(entries.get(t, []))]
     parent = list(range(len(items)))
 
@@ -246,7 +258,7 @@ def find_groups(entries: dict[str, list[str]], limits: dict[str, int]) -> dict[s
             continue
         group = [items[i] for i in indices]
         inside = by_root[root(indices[0])]
-        keeper, saved = _merge_estimate(group)
+        keeper, saved = _merge_estimate(group, outdated)
         for target in TARGETS:
             total_saved[target] += saved[target]
         kind = "duplicate" if all(r.kind == "duplicate" for *_, r in inside) else "overlap"
@@ -287,15 +299,14 @@ def superseded(entries: dict[str, list[str]]) -> list[dict[str, Any]]:
     found = []
     for target in TARGETS:
         items = [make_entry(target, i, text) for i, text in enumerate(entries.get(target, []))]
-        negations = [
-            {_stem(w.rstrip(".,;:")) for w in _NEGATED.findall(normalise(e.text))} for e in items
-        ]
+        negations = [_negated_words(_NEGATED, e.text) for e in items]
+        ruled_out = [_negated_words(_RULED_OUT, e.text) for e in items]
         for later_index, later in enumerate(items):
             for word in negations[later_index]:
                 if word in STOP_WORDS:
                     continue
                 for earlier in items[:later_index]:
-                    if word in earlier.words and word not in negations[earlier.index]:
+                    if word in earlier.words and word not in ruled_out[earlier.index]:
                         found.append({
                             "reason": "superseded",
                             "entry": earlier.as_dict(),
@@ -307,6 +318,10 @@ def superseded(entries: dict[str, list[str]]) -> list[dict[str, Any]]:
                             ),
                         })
     return found
+
+
+def _negated_words(pattern: re.Pattern[str], text: str) -> set[str]:
+    return {_stem(w.rstrip(".,;:")) for w in pattern.findall(normalise(text))}
 
 
 def _key_words(entry: Entry) -> list[str]:
@@ -366,8 +381,10 @@ def _like(word: str) -> str:
 def consolidation_report(home) -> dict[str, Any]:
     """Groups, stale entries and read errors for a home (the CLI and the api use this)."""
     stores = read_stores(home)
-    report = find_groups(stores.entries, stores.limits)
-    report["stale"] = superseded(stores.entries) + unreferenced(home, stores.entries)
+    replaced = superseded(stores.entries)
+    outdated = {(s["entry"]["target"], s["entry"]["index"]) for s in replaced}
+    report = find_groups(stores.entries, stores.limits, outdated)
+    report["stale"] = replaced + unreferenced(home, stores.entries)
     report["errors"] = stores.errors
     report["thresholds"] = {"unreferenced_days": UNREFERENCED_DAYS}
     return report

@@ -248,3 +248,18 @@ def test_propose_without_a_model_says_how_to_proceed(home):
     group = api.consolidate_groups(home)["groups"][0]
     result = api.consolidate_propose(home, group["id"])
     assert not result["ok"] and "No review model is configured" in result["error"]
+
+
+def test_an_entry_that_already_rules_the_word_out_is_not_superseded():
+    entries = {"memory": [], "user": ["User prefers the fish shell over bash.", "The user uses fish, not bash."]}
+    assert superseded(entries) == []
+
+
+def test_a_superseded_entry_is_never_the_one_kept(home):
+    _write(home, memory=["The web app uses npm for its packages.", "The web app uses pnpm, not npm."], user=[])
+    report = api.consolidate_groups(home)
+    [group] = report["groups"]
+    kept = next(e for e in group["entries"] if e["fingerprint"] == group["keep"])
+    assert kept["text"] == "The web app uses pnpm, not npm."
+    [stale] = report["stale"]
+    assert stale["reason"] == "superseded" and stale["entry"]["index"] == 0

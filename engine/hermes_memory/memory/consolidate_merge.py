@@ -56,7 +56,7 @@ def ask_model(home: HermesHome, group: dict[str, Any]) -> str:
     if not settings.configured:
         raise ConsolidateError(
             "No review model is configured (auxiliary.background_review in config.yaml); "
-            "pass the merged text yourself instead."
+            "pass the merged text yourself instead (--text)."
         )
     listing = "\n".join(
         f"{n}. [{FILE_NAMES[e['target']]}] {e['text']}" for n, e in enumerate(group["entries"], start=1)
@@ -114,6 +114,12 @@ def propose(home: HermesHome, group_id: str, merged_text: str | None = None) -> 
             raise ConsolidateError("The merged text is empty; nothing was staged.")
     except ConsolidateError as exc:
         return {"ok": False, "error": str(exc)}
+    queue = PendingQueue(home)
+    already = [r.id for r in queue.list().records if r.data.get("consolidation_group") == group_id]
+    if already:
+        return {"ok": False, "error": (
+            f"This merge is already staged as {', '.join(already)}; approve, edit or reject that first."
+        )}  # fmt: skip
     store = MemoryStore(home)
     plans = []
     for payload in _payloads(group, merged):
@@ -121,7 +127,6 @@ def propose(home: HermesHome, group_id: str, merged_text: str | None = None) -> 
         if not isinstance(plan, MemoryPlan):
             return {"ok": False, "error": plan.get("error", "the write was refused"), "merged_text": merged}
         plans.append(plan)
-    queue = PendingQueue(home)
     staged = []
     for plan in plans:
         extra: dict[str, Any] = {"consolidation_group": group_id}

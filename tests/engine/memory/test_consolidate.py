@@ -263,3 +263,13 @@ def test_a_superseded_entry_is_never_the_one_kept(home):
     assert kept["text"] == "The web app uses pnpm, not npm."
     [stale] = report["stale"]
     assert stale["reason"] == "superseded" and stale["entry"]["index"] == 0
+
+
+def test_the_same_merge_is_not_staged_twice(home):
+    _write(home)
+    group = api.consolidate_groups(home)["groups"][0]
+    first = api.consolidate_propose(home, group["id"], "A merged entry about it.")
+    assert first["ok"], first
+    again = api.consolidate_propose(home, group["id"], "A merged entry about it.")
+    assert not again["ok"] and first["pending_ids"][0] in again["error"]
+    assert PendingQueue(home).count()["memory"] == 1

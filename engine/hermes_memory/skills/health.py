@@ -39,6 +39,7 @@ nodes on every rebuild for little more than a dictionary look-up per skill.
 from __future__ import annotations
 
 import statistics
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -238,15 +239,72 @@ def skill_findings(
     return result
 
 
-def annotate_nodes(payloads: list[dict[str, Any]], scan: SkillScan, usage: UsageSnapshot) -> None:
-    """Add ``healthCount`` and ``healthCodes`` to graph skill-node payloads (in place)."""
-    by_name = scan.by_name
-    shown = [by_name[p["id"]] for p in payloads if p["id"] in by_name]
-    findings = skill_findings(scan, usage, only=shown)
-    for payload in payloads:
-        found = findings.get(payload["id"])
-        payload["healthCount"] = len(found) if found else 0
-        payload["healthCodes"] = [f.code for f in found] if found else []
+_EMPTY_RECORD: dict[str, Any] = {}
+
+
+class _NodeCodes:
+    """The codes of each shown skill, kept between graph rebuilds.
+
+    A skill's codes depend on its file (the Skill object), its usage record, the day,
+    the size threshold and the set of skill names; while all of those are unchanged the
+    codes of the last build are reused, so a rebuild costs a look-up per skill.
+    """
+
+    def __init__(self) -> None:
+        self.names: frozenset[str] = frozenset()
+        self.names_version = 0
+        self.codes: dict[str, tuple[Skill, dict[str, Any], tuple, list[str]]] = {}
+
+    def annotate(self, payloads: list[dict[str, Any]], scan: SkillScan, usage: UsageSnapshot, now: float) -> None:
+        names = frozenset(scan.by_name).union(skill.name for skill in scan.duplicates)
+        if names != self.names:
+            self.names, self.names_version = names, self.names_version + 1
+        threshold = outlier_threshold(skill.size for skill in scan.skills)
+        inputs = (int(now // _DAY), threshold, self.names_version)
+        by_name = scan.by_name
+        records = usage.records
+        cache = self.codes
+        for payload in payloads:
+            skill = by_name.get(payload["id"])
+            if skill is None:
+                codes: list[str] = []
+            else:
+                record = records.get(skill.name) or _EMPTY_RECORD
+                cached = cache.get(skill.name)
+                if cached is not None and cached[0] is skill and cached[1] is record and cached[2] == inputs:
+                    codes = cached[3]
+                else:
+                    codes = self._codes(skill, record, threshold, names, now)
+                    cache[skill.name] = (skill, record, inputs, codes)
+            payload["healthCount"] = len(codes)
+            payload["healthCodes"] = codes
+        if len(cache) > 2 * len(by_name) + 1000:
+            for name in [name for name in cache if name not in by_name]:
+                del cache[name]
+
+    @staticmethod
+    def _codes(skill: Skill, record: dict[str, Any], threshold: float | None, names: frozenset[str],
+               now: float) -> list[str]:  # fmt: skip
+        codes = [item[0] for item in _static_findings(skill)]
+        if any(name not in names for name in skill.related):
+            codes.append("related-unknown")
+        for extra in (_size_finding(skill, threshold), _usage_finding(skill, record, now)):
+            if extra is not None:
+                codes.append(extra[0])
+        return codes
+
+
+_NODE_CODES = _NodeCodes()
+_NODE_CODES_LOCK = threading.Lock()
+
+
+def annotate_nodes(
+    payloads: list[dict[str, Any]], scan: SkillScan, usage: UsageSnapshot, *, now: float | None = None
+) -> None:
+    """Add ``healthCount`` and ``healthCodes`` to graph skill-node payloads (in place):
+    the codes :func:`skill_findings` gives, remembered between rebuilds."""
+    with _NODE_CODES_LOCK:
+        _NODE_CODES.annotate(payloads, scan, usage, time.time() if now is None else now)
 
 
 def check_skills(home: HermesHome) -> dict[str, Any]:

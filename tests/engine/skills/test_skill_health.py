@@ -154,3 +154,24 @@ def test_graph_badges_follow_an_edit(home, hb):
     time.sleep(0.01)
     (path / "SKILL.md").write_text("---\nname: broken\ndescription: fixed now\n---\nBody\n", encoding="utf-8")
     assert builder.build()["nodes"][0]["healthCount"] == 0
+
+
+def test_graph_badges_agree_with_the_check_and_follow_the_clock(home, hb):
+    from hermes_memory.skills.health import annotate_nodes
+    from hermes_memory.skills.index import SkillIndex
+    from hermes_memory.skills.usage import read_usage
+
+    _healthy(hb, 6)
+    hb.skill("misc/broken", text="---\nname: broken\n---\nBody\n")
+    hb.skill("tools/linker", related=["ghost"])
+    hb.skill("tools/huge", body="Reference.\n" * 2000)
+    hb.usage({"healthy-0": {"use_count": 1, "last_used_at": _iso(STALE_DAYS - 2)}})
+    scan, usage = SkillIndex(home).scan(), read_usage(home)
+    payloads = [{"id": skill.name} for skill in scan.skills]
+    annotate_nodes(payloads, scan, usage)
+    badges = {p["id"]: set(p["healthCodes"]) for p in payloads if p["healthCount"]}
+    assert badges == _codes(home) == {
+        "broken": {"description-missing"}, "linker": {"related-unknown"}, "huge": {"oversized"},
+    }
+    annotate_nodes(payloads, scan, usage, now=time.time() + 5 * 86400)  # five days on
+    assert next(p for p in payloads if p["id"] == "healthy-0")["healthCodes"] == ["stale"]

@@ -93,7 +93,8 @@ def _frontmatter_findings(skill: Skill) -> list[tuple[str, str, str, str]]:
         if head.lstrip("\ufeff").startswith("---"):
             return [(
                 "frontmatter-unclosed", ERROR,
-                "The frontmatter has no closing '---' line, so the agent reads it as body text.",
+                "The frontmatter has no closing '---' line (in the first 4,000 characters, all the "
+                "agent's index reads), so the agent reads it as body text.",
                 "Add a line with only '---' after the last frontmatter field.",
             )]
         return [(

@@ -119,7 +119,7 @@ def test_cli_lists_findings_and_exits_1_then_0_when_fixed(home, hb):
     assert main(["--home", str(home.root), "skills", "check"], stdout=out) == 1
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("error   frontmatter-unclosed broken:")
-    assert "Fix: Add a line with only '---'" in lines[0]
+    assert "Fix: Add a line with only '---'" in lines[0] and "4,000 characters" in lines[0]
     assert lines[-1].startswith("1 finding(s) in 1 of 7 skills")
     out = io.StringIO()
     assert main(["--home", str(home.root), "skills", "check", "--json"], stdout=out) == 1

@@ -273,3 +273,15 @@ def test_the_same_merge_is_not_staged_twice(home):
     again = api.consolidate_propose(home, group["id"], "A merged entry about it.")
     assert not again["ok"] and first["pending_ids"][0] in again["error"]
     assert PendingQueue(home).count()["memory"] == 1
+
+
+def test_an_unreadable_store_is_reported_and_the_other_still_checked(home):
+    home.memory_file.write_bytes(b"\xff\xfe not utf-8 \xff")
+    home.user_file.write_text(ENTRY_DELIMITER.join(USER), encoding="utf-8")
+    before = home.memory_file.read_bytes()
+    out = io.StringIO()
+    assert main(["--home", str(home.root), "consolidate"], stdout=out) == 0
+    assert "warning: MEMORY.md:" in out.getvalue()
+    report = api.consolidate_groups(home)
+    assert set(report["errors"]) == {"memory"} and report["count"] == 1
+    assert home.memory_file.read_bytes() == before

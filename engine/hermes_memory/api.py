@@ -18,7 +18,40 @@ from .home import HermesHome
 
 # --- memory stores -------------------------------------------------------------------
 
+
+def consolidate_groups(home: HermesHome) -> dict[str, Any]:
+    """Near-duplicate and overlapping entries of MEMORY.md and USER.md: ``{"groups": [{"id",
+    "kind" ("duplicate"/"overlap"), "score", "entries": [{"target", "file", "index",
+    "fingerprint", "text", "chars"}], "keep", "pairs", "saves", "saves_by_store", "meters":
+    {target: "1,783 → 1,402 / 2,200"}}], "count", "saves", "meters": {target: {"used",
+    "after", "limit", "text"}}, "stale": [{"reason" ("superseded"/"unreferenced"), "entry",
+    "message", ...}], "errors", "thresholds"}``. Rules in :mod:`hermes_memory.memory.consolidate`."""
+    from .memory.consolidate import consolidation_report
+
+    return consolidation_report(home)
+
+
+def consolidate_propose(home: HermesHome, group_id: str, merged_text: str | None = None) -> dict[str, Any]:
+    """Stage the merge of one group in the pending queue (never applied here). Without
+    ``merged_text`` the review model words it. ``{"ok": True, "pending_ids", "merged_text",
+    "source", "meters": {target: {"before", "after", "text"}}, "message"}`` or
+    ``{"ok": False, "error"}`` with nothing staged."""
+    from .memory.consolidate_merge import propose
+
+    return propose(home, group_id, merged_text)
+
+
 # --- skills and the learning graph ---------------------------------------------------
+
+
+def skills_check(home: HermesHome) -> dict[str, Any]:
+    """Skill health: ``{"findings": [{"skill", "code", "severity", "message", "fix",
+    "directory"}], "count", "skills_checked", "skills_with_problems", "by_severity",
+    "warnings", "thresholds"}``; codes and rules in :mod:`hermes_memory.skills.health`."""
+    from .skills.health import check_skills
+
+    return check_skills(home)
+
 
 # --- the staged-write queue (pending/) -----------------------------------------------
 # Every item (list, show) carries: id, kind ("memory"/"skill"), summary, origin and

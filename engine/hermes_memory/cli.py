@@ -27,6 +27,7 @@ EXIT_USAGE = 2
 #: ``fn(args, ctx: CliContext) -> int``.
 COMMAND_MODULES = (
     "hermes_memory.memory.commands",
+    "hermes_memory.memory.consolidate_commands",
     "hermes_memory.sessions.commands",
     "hermes_memory.providers.commands",
     "hermes_memory.skills.commands",

@@ -10,7 +10,8 @@ and adds, without changing any upstream key:
 * ``warnings``: files that could not be read and were skipped (upstream failed whole);
 * per skill node: ``source``, ``provenance``, ``learned``, ``directory``,
   ``description``, ``tags``, ``related``, ``viewCount``, ``patchCount``,
-  ``lastUsedAt``, ``lastViewedAt``, ``lastPatchedAt``, ``createdAt`` (epoch seconds);
+  ``lastUsedAt``, ``lastViewedAt``, ``lastPatchedAt``, ``createdAt`` (epoch seconds),
+  ``healthCount`` and ``healthCodes`` (see :mod:`hermes_memory.skills.health`);
 * per memory node: ``fingerprint``, ``file``; per card in ``memory``: ``id``.
 
 ``include_all=True`` shows every skill (base, external, unused) instead of the learned
@@ -41,6 +42,7 @@ from typing import Any
 
 from ..history.provenance import GraphProvenance
 from ..home import HermesHome
+from ..skills.health import annotate_nodes
 from ..skills.index import Skill, SkillIndex, gc_paused
 from ..skills.usage import (
     _EPOCH_CACHE,
@@ -452,6 +454,7 @@ class GraphBuilder:
         warnings.extend(usage.warnings)  # values left out of the records as unusable
         before = self._part
         part = self._skill_part(scan.skills, usage, include_all)
+        annotate_nodes(part.shown_payloads, scan, usage)  # healthCount/healthCodes badges
         # names of the shown skills change only when the part was rebuilt in full
         renamed = before is None or part.shown_at is not before.shown_at
 

@@ -25,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--all", action="store_true", help="every root (base, external) plus the archive"
     )
     listing.set_defaults(handler=cmd_list)
+    from .health_commands import register_check  # health has its own module
+
+    register_check(actions)
 
 
 def _rows(ctx: CliContext, args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[str]]:

@@ -16,6 +16,7 @@ UPSTREAM_SKILL_KEYS = [
 EXTRA_SKILL_KEYS = [
     "source", "provenance", "learned", "directory", "description", "tags", "related",
     "viewCount", "patchCount", "lastUsedAt", "lastViewedAt", "lastPatchedAt", "createdAt",
+    "healthCount", "healthCodes",
 ]
 UPSTREAM_MEMORY_KEYS = [
     "id", "label", "kind", "memorySource", "timestamp", "category", "useCount", "state",
@@ -74,6 +75,8 @@ def test_skill_node_fields(learning_home):
         "lastViewedAt": JUNE_1_10AM + 86400,
         "lastPatchedAt": None,
         "createdAt": JUNE_1_10AM - 31 * 86400 - 36000,
+        "healthCount": 1,
+        "healthCodes": ["related-unknown"],  # missing-skill
     }
 
 

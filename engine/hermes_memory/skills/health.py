@@ -1,0 +1,340 @@
+"""Skill health: what is wrong with each skill of a home, and what to do about it.
+
+Everything comes from one :class:`~.index.SkillIndex` scan and one ``.usage.json`` read;
+nothing here parses a SKILL.md its own way. A finding has a stable ``code``, a
+``severity`` (``error``: the agent mis-reads the skill; ``warning``: it works but
+misleads; ``info``: worth a look) and a ``fix`` hint.
+
+=====================  ========  ==========================================================
+code                   severity  rule
+=====================  ========  ==========================================================
+frontmatter-unclosed   error     starts with ``---`` but no closing ``---`` line (the agent
+                                 then shows the frontmatter as the body)
+frontmatter-missing    error     no ``---`` frontmatter at all
+frontmatter-invalid    error     the YAML does not parse (the agent falls back on splitting
+                                 lines at colons) or is not a mapping
+name-missing           warning   no ``name`` (the folder name is used)
+description-missing    warning   no ``description`` (the agent's index shows nothing)
+name-mismatch          warning   ``name`` differs from the folder name
+related-unknown        warning   ``related_skills`` names a skill that is not in the home
+over-limit             error     SKILL.md over 100,000 characters (the agent refuses edits)
+oversized              warning   SKILL.md over :data:`OVERSIZED_CAP` bytes, or an outlier:
+                                 over :data:`OUTLIER_FLOOR` bytes and over
+                                 :data:`OUTLIER_FACTOR` × the median SKILL.md size of the
+                                 home (the median, because the outliers themselves would
+                                 stretch a spread-based rule such as Q3 + 3 × IQR)
+never-used             info      a skill of this profile, unpinned, never used, and created
+                                 at least :data:`STALE_DAYS` days ago
+stale                  info      a skill of this profile, unpinned, last used or viewed more
+                                 than :data:`STALE_DAYS` days ago (upstream's curator marks
+                                 skills stale after 30 days without activity)
+=====================  ========  ==========================================================
+
+The per-skill part of the checks (everything but sizes, related names and dates, which
+depend on the rest of the home or on the clock) is kept per :class:`~.index.Skill`
+object, which the index reuses while the file is unchanged, so the graph can badge its
+nodes on every rebuild for little more than a dictionary look-up per skill.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..home import HermesHome
+from ..safe_load import FRONTMATTER_LIMITS, UnsafeDocument, load_yaml
+from .frontmatter import _read_simple_mapping
+from .index import Skill, SkillIndex, SkillReadError, SkillScan, read_head
+from .roots import PROFILE
+from .usage import UsageSnapshot, count_value, read_usage, to_epoch
+from .validation import MAX_SKILL_CHARS
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+
+STALE_DAYS = 30
+OVERSIZED_CAP = 50_000  # bytes: half the agent's write limit
+OUTLIER_FLOOR = 8_000  # bytes: below this nothing is "far larger"
+OUTLIER_FACTOR = 5
+OUTLIER_MIN_SKILLS = 5  # fewer skills make no distribution
+_DAY = 86_400
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    skill: str
+    code: str
+    severity: str
+    message: str
+    fix: str
+    directory: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "skill": self.skill, "code": self.code, "severity": self.severity,
+            "message": self.message, "fix": self.fix, "directory": self.directory,
+        }
+
+
+# --- checks on one skill alone ------------------------------------------------------------
+def _frontmatter_findings(skill: Skill) -> list[tuple[str, str, str, str]]:
+    """``(code, severity, message, fix)`` for the frontmatter and its name/description."""
+    text = skill.frontmatter_text
+    if text is None:
+        try:
+            head, _ = read_head(str(skill.skill_md))
+        except (OSError, SkillReadError):
+            head = ""
+        if head.lstrip("\ufeff").startswith("---"):
+            return [(
+                "frontmatter-unclosed", ERROR,
+                "The frontmatter has no closing '---' line (in the first 4,000 characters, all the "
+                "agent's index reads), so the agent reads it as body text.",
+                "Add a line with only '---' after the last frontmatter field.",
+            )]
+        return [(
+            "frontmatter-missing", ERROR, "SKILL.md has no '---' frontmatter.",
+            "Start the file with '---', 'name: ...', 'description: ...', '---'.",
+        )]
+    found = []
+    mapping = _read_simple_mapping(text)
+    if mapping is None:
+        import yaml  # already loaded by load_yaml; only its error type is needed here
+
+        try:
+            mapping = load_yaml(text, FRONTMATTER_LIMITS, "its frontmatter")  # bounded: no YAML bombs
+        except (yaml.YAMLError, UnsafeDocument) as exc:
+            problem = " ".join(str(exc).split())[:200]
+            found.append((
+                "frontmatter-invalid", ERROR,
+                f"The frontmatter is not valid YAML ({problem}); the agent falls back on "
+                "splitting lines at colons.",
+                "Quote values that contain ': ' or start with a special character.",
+            ))
+            mapping = skill.frontmatter  # what the agent reads after its fallback
+        else:
+            if not isinstance(mapping, dict):
+                found.append((
+                    "frontmatter-invalid", ERROR, "The frontmatter is not a mapping of key: value lines.",
+                    "Write the frontmatter as 'key: value' lines.",
+                ))
+                mapping = {}
+    name = mapping.get("name")
+    if name is None or not str(name).strip():
+        found.append((
+            "name-missing", WARNING, f"No 'name' in the frontmatter; the folder name '{skill.dir_name}' is used.",
+            f"Add 'name: {skill.dir_name}' to the frontmatter.",
+        ))
+    elif str(name).strip() != skill.dir_name:
+        found.append((
+            "name-mismatch", WARNING,
+            f"The name '{str(name).strip()}' differs from its folder '{skill.dir_name}'.",
+            "Rename the folder or change 'name' so the two agree.",
+        ))
+    if not skill.description:
+        found.append((
+            "description-missing", WARNING, "No 'description': the agent's skill index shows nothing for it.",
+            "Add a one-line 'description:' saying when to use the skill.",
+        ))
+    return found
+
+
+# Skill objects are reused by the index while their file is unchanged; keep the skill in
+# the value so its id cannot be reused by another object while the entry lives.
+_STATIC: dict[int, tuple[Skill, list[tuple[str, str, str, str]]]] = {}
+
+
+def _static_findings(skill: Skill) -> list[tuple[str, str, str, str]]:
+    cached = _STATIC.get(id(skill))
+    if cached is not None and cached[0] is skill:
+        return cached[1]
+    found = _frontmatter_findings(skill)
+    if len(_STATIC) >= 50_000:
+        _STATIC.clear()
+    _STATIC[id(skill)] = (skill, found)
+    return found
+
+
+# --- checks against the rest of the home -------------------------------------------------
+def outlier_threshold(sizes: Iterable[int]) -> float | None:
+    """The size above which a SKILL.md is far larger than the rest (None: too few)."""
+    values = list(sizes)
+    if len(values) < OUTLIER_MIN_SKILLS:
+        return None
+    return max(OUTLIER_FLOOR, OUTLIER_FACTOR * statistics.median(values))
+
+
+def _size_finding(skill: Skill, threshold: float | None) -> tuple[str, str, str, str] | None:
+    size = skill.size
+    if size > MAX_SKILL_CHARS:
+        return (
+            "over-limit", ERROR,
+            f"SKILL.md is {size:,} bytes, over the agent's {MAX_SKILL_CHARS:,}-character limit.",
+            "Move long material into references/ or templates/ files beside it.",
+        )
+    if size > OVERSIZED_CAP or (threshold is not None and size > threshold):
+        return (
+            "oversized", WARNING,
+            f"SKILL.md is {size:,} bytes, far larger than the rest of this home's skills.",
+            "Split it, or move reference material into references/ so the agent loads less.",
+        )
+    return None
+
+
+def _usage_finding(skill: Skill, record: dict[str, Any], now: float) -> tuple[str, str, str, str] | None:
+    if skill.source != PROFILE or record.get("pinned") or record.get("state") == "archived":
+        return None
+    cutoff = now - STALE_DAYS * _DAY
+    last = max(
+        (t for t in (to_epoch(record.get(k)) for k in ("last_used_at", "last_viewed_at", "last_activity_at")) if t),
+        default=None,
+    )
+    if count_value(record.get("use_count")) == 0 and last is None:
+        created = to_epoch(record.get("created_at")) or skill.mtime
+        if created and created < cutoff:
+            return (
+                "never-used", INFO, f"Never used since it was made {int((now - created) // _DAY)} days ago.",
+                "Archive it if it is not needed, or make its description say when to use it.",
+            )
+        return None
+    if last is not None and last < cutoff:
+        return (
+            "stale", INFO, f"Last used {int((now - last) // _DAY)} days ago (over {STALE_DAYS}).",
+            "Archive it if it is no longer needed, or pin it to keep it.",
+        )
+    return None
+
+
+def skill_findings(
+    scan: SkillScan,
+    usage: UsageSnapshot,
+    *,
+    now: float | None = None,
+    archived: Iterable[str] = (),
+    only: Iterable[Skill] | None = None,
+) -> dict[str, list[Finding]]:
+    """The findings of every skill (or of ``only`` those) with at least one, by name."""
+    now = time.time() if now is None else now
+    threshold = outlier_threshold(skill.size for skill in scan.skills)
+    known = set(scan.by_name)
+    known.update(skill.name for skill in scan.duplicates)
+    archived = set(archived)
+    result: dict[str, list[Finding]] = {}
+    for skill in scan.skills if only is None else only:
+        raw = list(_static_findings(skill))
+        missing = [name for name in skill.related if name not in known]
+        if missing:
+            gone = ", ".join(f"'{name}'" + (" (archived)" if name in archived else "") for name in missing)
+            raw.append((
+                "related-unknown", WARNING, f"related_skills names no skill in this home: {gone}.",
+                "Remove the name from related_skills, or restore or create that skill.",
+            ))
+        for extra in (_size_finding(skill, threshold), _usage_finding(skill, usage.record(skill.name), now)):
+            if extra is not None:
+                raw.append(extra)
+        if raw:
+            result[skill.name] = [Finding(skill.name, *item, skill.directory) for item in raw]
+    return result
+
+
+_EMPTY_RECORD: dict[str, Any] = {}
+
+
+class _NodeCodes:
+    """The codes of each shown skill, kept between graph rebuilds.
+
+    A skill's codes depend on its file (the Skill object), its usage record, the day,
+    the size threshold and the set of skill names; while all of those are unchanged the
+    codes of the last build are reused, so a rebuild costs a look-up per skill.
+    """
+
+    def __init__(self) -> None:
+        self.names: frozenset[str] = frozenset()
+        self.names_version = 0
+        self.codes: dict[str, tuple[Skill, dict[str, Any], tuple, list[str]]] = {}
+
+    def annotate(self, payloads: list[dict[str, Any]], scan: SkillScan, usage: UsageSnapshot, now: float) -> None:
+        names = frozenset(scan.by_name).union(skill.name for skill in scan.duplicates)
+        if names != self.names:
+            self.names, self.names_version = names, self.names_version + 1
+        threshold = outlier_threshold(skill.size for skill in scan.skills)
+        inputs = (int(now // _DAY), threshold, self.names_version)
+        by_name = scan.by_name
+        records = usage.records
+        cache = self.codes
+        for payload in payloads:
+            skill = by_name.get(payload["id"])
+            if skill is None:
+                codes: list[str] = []
+            else:
+                record = records.get(skill.name) or _EMPTY_RECORD
+                cached = cache.get(skill.name)
+                if cached is not None and cached[0] is skill and cached[1] is record and cached[2] == inputs:
+                    codes = cached[3]
+                else:
+                    codes = self._codes(skill, record, threshold, names, now)
+                    cache[skill.name] = (skill, record, inputs, codes)
+            payload["healthCount"] = len(codes)
+            payload["healthCodes"] = codes
+        if len(cache) > 2 * len(by_name) + 1000:
+            for name in [name for name in cache if name not in by_name]:
+                del cache[name]
+
+    @staticmethod
+    def _codes(skill: Skill, record: dict[str, Any], threshold: float | None, names: frozenset[str],
+               now: float) -> list[str]:  # fmt: skip
+        codes = [item[0] for item in _static_findings(skill)]
+        if any(name not in names for name in skill.related):
+            codes.append("related-unknown")
+        for extra in (_size_finding(skill, threshold), _usage_finding(skill, record, now)):
+            if extra is not None:
+                codes.append(extra[0])
+        return codes
+
+
+_NODE_CODES = _NodeCodes()
+_NODE_CODES_LOCK = threading.Lock()
+
+
+def annotate_nodes(
+    payloads: list[dict[str, Any]], scan: SkillScan, usage: UsageSnapshot, *, now: float | None = None
+) -> None:
+    """Add ``healthCount`` and ``healthCodes`` to graph skill-node payloads (in place):
+    the codes :func:`skill_findings` gives, remembered between rebuilds."""
+    with _NODE_CODES_LOCK:
+        _NODE_CODES.annotate(payloads, scan, usage, time.time() if now is None else now)
+
+
+def check_skills(home: HermesHome) -> dict[str, Any]:
+    """``{"findings": [...], "count", "skills_checked", "by_severity", "warnings", "thresholds"}``,
+    findings sorted by severity then skill name."""
+    from .lifecycle import list_archived
+
+    scan = SkillIndex(home).scan()
+    usage = read_usage(home)
+    archived = [item.name for item in list_archived(home)]
+    by_skill = skill_findings(scan, usage, archived=archived)
+    findings = sorted(
+        (f for found in by_skill.values() for f in found),
+        key=lambda f: (SEVERITY_ORDER[f.severity], f.skill, f.code),
+    )
+    counts = {level: sum(1 for f in findings if f.severity == level) for level in SEVERITY_ORDER}
+    warnings = list(scan.warnings) + ([usage.error] if usage.error else [])
+    return {
+        "findings": [f.as_dict() for f in findings],
+        "count": len(findings),
+        "skills_checked": len(scan.skills),
+        "skills_with_problems": len(by_skill),
+        "by_severity": counts,
+        "warnings": warnings,
+        "thresholds": {
+            "stale_days": STALE_DAYS,
+            "oversized_bytes": OVERSIZED_CAP,
+            "outlier_bytes": outlier_threshold(skill.size for skill in scan.skills),
+            "limit_chars": MAX_SKILL_CHARS,
+        },
+    }

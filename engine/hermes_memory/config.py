@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from .fileio import atomic_write_text, file_lock
+from .fileio import MAX_SETTINGS_BYTES, atomic_write_text, file_lock, read_regular_bytes
 from .home import HermesHome
 
 DEFAULT_MEMORY_CHAR_LIMIT = 2200
@@ -63,7 +63,7 @@ def load_config(home: HermesHome) -> LoadedConfig:
     """The whole config as plain data; ``{}`` plus a warning when it cannot be read."""
     path = home.config_file
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path, MAX_SETTINGS_BYTES)  # never a FIFO or a device
     except FileNotFoundError:
         return LoadedConfig({}, ())
     except OSError as exc:
@@ -154,7 +154,11 @@ def set_config_value(home: HermesHome, dotted_key: str, value: Any) -> None:
     with file_lock(path):
         yaml = _yaml()
         try:
-            text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
+            text = (
+                read_regular_bytes(path, MAX_SETTINGS_BYTES).decode("utf-8-sig")
+                if path.exists()
+                else ""
+            )
             data = yaml.load(text) if text.strip() else CommentedMap()
         except (UnicodeDecodeError, YAMLError) as exc:
             raise ConfigError(

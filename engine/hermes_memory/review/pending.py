@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..fileio import LockTimeout, atomic_write_text, file_lock
+from ..fileio import LockTimeout, append_text, atomic_write_text, file_lock
 from ..home import HermesHome
 from .applying import apply_proposal, staleness
 from .proposals import Proposal, now_iso
@@ -165,11 +164,7 @@ class PendingQueue:
             entry["proposal"] = decision.proposal.to_record()
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         # Appending one short line is atomic enough here; the queue lock keeps writers apart.
-        with open(self.history, "a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            with contextlib.suppress(OSError):
-                os.fsync(handle.fileno())
+        append_text(self.history, line)
 
     def decide(self, proposal_id: str, approve: bool) -> Decision:
         """Approve (apply, then dequeue) or reject (dequeue) one proposal."""

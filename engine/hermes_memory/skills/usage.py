@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from ..fileio import DEFAULT_LOCK_TIMEOUT, atomic_write_text, file_lock
+from ..fileio import (
+    DEFAULT_LOCK_TIMEOUT,
+    MAX_SETTINGS_BYTES,
+    atomic_write_text,
+    file_lock,
+    read_regular_bytes,
+)
 from ..home import HermesHome
 
 T = TypeVar("T")
@@ -164,7 +170,7 @@ def _decode(home: HermesHome, raw: bytes) -> dict[str, Any]:
 def read_usage(home: HermesHome) -> UsageSnapshot:
     """The current records; a missing file is empty, a broken one gives ``error``."""
     try:
-        raw = home.skills_usage_file.read_bytes()
+        raw = read_regular_bytes(home.skills_usage_file, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return UsageSnapshot()
     except OSError as exc:
@@ -195,7 +201,7 @@ def update_usage(
     path = home.skills_usage_file
     with file_lock(path, timeout=timeout):
         try:
-            raw = path.read_bytes()
+            raw = read_regular_bytes(path, MAX_SETTINGS_BYTES)
         except FileNotFoundError:
             raw = b""
         except OSError as exc:

@@ -243,10 +243,13 @@ def file_lock(path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
     """Hold the exclusive ``<path>.lock`` lock, waiting at most ``timeout`` seconds.
 
     Upstream blocks forever; a desktop app must not, so we poll and raise
-    :class:`LockTimeout` with a message a person can act on. Once held, stale temp files
-    next to ``path`` are removed (see :func:`remove_stale_temp_files`).
+    :class:`LockTimeout` with a message a person can act on. A ``path`` that could not be
+    written anyway (a link out of the home, a FIFO) is refused before the lock file is
+    created. Once held, stale temp files next to ``path`` are removed (see
+    :func:`remove_stale_temp_files`).
     """
     path = Path(path)
+    resolve_write_target(path)  # refuse before creating anything when it cannot be written
     with _open_lock_file(lock_path_for(path)) as handle:
         deadline = time.monotonic() + timeout
         while not _try_lock(handle):

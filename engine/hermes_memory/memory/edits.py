@@ -708,7 +708,7 @@ def save_draft(
     if result.get("success"):
         result = {**result, "entries": store.entries(target)}
         if merged:
-            result["merged"] = merged[0]
+            result["merged"] = merged[-1]  # the one made under the lock
     return result
 
 

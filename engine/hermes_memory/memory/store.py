@@ -33,6 +33,7 @@ from ..fileio import (
     UnsafeFileError,
     atomic_write_text,
     file_lock,
+    lock_path_for,
     read_regular_bytes,
 )
 from ..home import HermesHome
@@ -439,6 +440,11 @@ class MemoryStore:
         path = self.path(target)
         try:
             self._make_memories_dir(path.parent)
+            unlocked = read_store_file(path)  # an unusable file: refused before anything
+            if not lock_path_for(path).exists():
+                # A first write: a refusal seen without the lock leaves the home exactly as
+                # it was (no new lock file); anything else is decided again under the lock.
+                change(list(unlocked.entries))
             with file_lock(path, self.lock_timeout):
                 current = read_store_file(path)
                 self._set_entries(target, current.entries)

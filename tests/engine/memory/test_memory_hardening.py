@@ -498,3 +498,26 @@ def test_issue_11_memory_tool_validation_errors_carry_success_false(store):
     }
     for message, call in cases.items():
         assert dispatch(store=store, **call) == {"error": message, "success": False}
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
+    | st.sampled_from(["add", "replace", "remove", "memory", "user", "x"]),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.sampled_from(["action", "content", "old_text", "x"]), children, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(action=_JSON, target=_JSON, content=_JSON, old_text=_JSON, operations=_JSON)
+def test_memory_tool_dispatch_never_raises_for_any_json_arguments(
+    action, target, content, old_text, operations
+):
+    with tempfile.TemporaryDirectory() as folder:
+        store = MemoryStore(make_home(Path(folder)))
+        store.add("memory", "x marks the spot")
+        result = dispatch(action, target, content, old_text, operations, store=store)
+        assert isinstance(result, dict) and isinstance(result.get("success"), bool), result
+        json.dumps(result, ensure_ascii=False)
+        assert store.read_entries("memory")  # still readable

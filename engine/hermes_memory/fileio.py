@@ -18,8 +18,8 @@ Hostile or broken homes are met here, once, for every writer:
   process (a profile may link into its root home); paths outside every home are written
   through their links without confinement.
 - **Leftover temp files** of killed writers (each a full copy of the file it was
-  replacing) are removed by the next writer that takes the lock, once they are older than
-  any live writer's temp file can be.
+  replacing) are removed by the next writer that takes the lock or writes in that folder,
+  once they are older than any live writer's temp file can be.
 """
 
 from __future__ import annotations
@@ -346,6 +346,7 @@ def atomic_write_bytes(path: Path, data: bytes, temp_prefix: str = ".tmp_") -> N
                 os.unlink(temp_name)
         raise
     _fsync_directory(target.parent)
+    remove_stale_temp_files(target.parent)  # writers that never lock (SKILL.md edits) too
 
 
 def append_text(path: Path, text: str) -> None:

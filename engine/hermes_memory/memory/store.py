@@ -77,8 +77,8 @@ def read_store_file(path: Path) -> StoreFile:
     or replacing them; a file that is mostly NULs is refused as binary.
     """
     try:
+        stat = path.stat()  # before reading: a change after it shows as a new identity
         data = read_regular_bytes(path, MAX_FILE_BYTES)
-        stat = path.stat()
     except FileNotFoundError:
         return StoreFile(path, False, "", [])
     except NotADirectoryError as exc:

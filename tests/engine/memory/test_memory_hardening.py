@@ -265,7 +265,7 @@ def test_fifo_as_memory_file_neither_hangs_nor_holds_the_lock(home):
     os.mkfifo(home.memory_file)
     before = snapshot(home.path)
     for command in (["status"], ["show"], ["show", "--prompt"], ["add", "memory", "x"],
-                    ["remove", "memory", "x"]):  # fmt: skip
+                    ["remove", "memory", "x"], ["sessions", "provenance"]):  # fmt: skip
         started = time.monotonic()
         code, _, err = cli(home, *command, timeout=20)
         assert code == 1, (command, err)

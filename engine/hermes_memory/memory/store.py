@@ -441,9 +441,12 @@ class MemoryStore:
         try:
             self._make_memories_dir(path.parent)
             unlocked = read_store_file(path)  # an unusable file: refused before anything
-            if not lock_path_for(path).exists():
+            drifted = drift_guard and detect_drift(unlocked, self.limit(target)) is not None
+            if not lock_path_for(path).exists() and not drifted:
                 # A first write: a refusal seen without the lock leaves the home exactly as
                 # it was (no new lock file); anything else is decided again under the lock.
+                if check_file is not None:
+                    check_file(unlocked)
                 change(list(unlocked.entries))
             with file_lock(path, self.lock_timeout):
                 current = read_store_file(path)

@@ -439,7 +439,6 @@ class MemoryStore:
             }
         path = self.path(target)
         try:
-            self._make_memories_dir(path.parent)
             unlocked = read_store_file(path)  # an unusable file: refused before anything
             drifted = drift_guard and detect_drift(unlocked, self.limit(target)) is not None
             if not lock_path_for(path).exists() and not drifted:
@@ -447,7 +446,8 @@ class MemoryStore:
                 # it was (no new lock file); anything else is decided again under the lock.
                 if check_file is not None:
                     check_file(unlocked)
-                change(list(unlocked.entries))
+                self._plan(target, unlocked, change)
+            self._make_memories_dir(path.parent)
             with file_lock(path, self.lock_timeout):
                 current = read_store_file(path)
                 self._set_entries(target, current.entries)
@@ -457,12 +457,10 @@ class MemoryStore:
                     refusal = self._drift_refusal(target, current)
                     if refusal:
                         return refusal
-                working = list(current.entries)
-                new_entries, message = change(working)
-                if new_entries is not working or current.legacy_sections:
-                    new_entries = fmt.dedupe(new_entries)
-                    self._commit(target, current, new_entries)
-                self._set_entries(target, new_entries)
+                new_entries, message = self._plan(target, current, change)
+                if new_entries is not None:
+                    self._commit(current, new_entries)
+                    self._set_entries(target, new_entries)
         except StoreRefusal as refusal:
             if refusal.counts_as_failure:
                 return self._count_failure(refusal.payload)
@@ -482,20 +480,31 @@ class MemoryStore:
             )
         folder.mkdir(exist_ok=True)
 
-    def _commit(self, target: str, current: StoreFile, new_entries: list[str]) -> None:
-        """Write ``new_entries`` over ``current``: every store write passes here, under the
-        lock, with the file as read (``current``) and the entries it becomes both known.
-
-        Refuses (nothing written) when the text would not read back as exactly these
-        entries, so no accepted write can change what the next read sees.
-        """
-        text = fmt.serialise_entries(new_entries)
-        read_back = fmt.parse_entries(text)
+    @staticmethod
+    def _plan(
+        target: str,
+        current: StoreFile,
+        change: Callable[[list[str]], tuple[list[str], str]],
+    ) -> tuple[list[str] | None, str]:
+        """``(entries to write, message)`` for ``current``; ``None`` when nothing is to be
+        written. Raises :class:`StoreRefusal`, also when the text would not read back as
+        exactly these entries (so no accepted write changes what the next read sees)."""
+        working = list(current.entries)
+        new_entries, message = change(working)
+        if new_entries is working and not current.legacy_sections:
+            return None, message
+        new_entries = fmt.dedupe(new_entries)
+        read_back = fmt.parse_entries(fmt.serialise_entries(new_entries))
         if read_back != new_entries:
             raise StoreRefusal({"success": False, "error": _round_trip_error(target, read_back)})
+        return new_entries, message
+
+    def _commit(self, current: StoreFile, new_entries: list[str]) -> None:
+        """Write ``new_entries`` over ``current``. Every store write passes here, under the
+        lock, with the file as read (``current``) and the entries it becomes both known."""
         if current.legacy_sections:
             self._backup(current)  # first canonical rewrite of a legacy file
-        atomic_write_text(current.path, text, ".mem_")
+        atomic_write_text(current.path, fmt.serialise_entries(new_entries), ".mem_")
 
     def _backup(self, store_file: StoreFile) -> Path:
         """Copy the raw text to ``<file>.bak.<unix_ts>`` (never overwriting an older one)."""

@@ -521,3 +521,17 @@ def test_memory_tool_dispatch_never_raises_for_any_json_arguments(
         assert isinstance(result, dict) and isinstance(result.get("success"), bool), result
         json.dumps(result, ensure_ascii=False)
         assert store.read_entries("memory")  # still readable
+
+
+def test_a_refused_first_write_creates_nothing_in_the_home(tmp_path):
+    root = tmp_path / "home"
+    root.mkdir()
+    store = MemoryStore(HermesHome.resolve(root))
+    for result in (
+        store.add("memory", "## Build\nuse pnpm\n## Deploy\nthrough CI"),
+        store.add("memory", "x" * 5000),
+        store.remove("memory", "nothing here"),
+        store.apply_batch("memory", [{"action": "replace", "old_text": "none", "content": "y"}]),
+    ):
+        assert result["success"] is False
+    assert list(root.iterdir()) == []

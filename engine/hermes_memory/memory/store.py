@@ -74,7 +74,8 @@ def read_store_file(path: Path) -> StoreFile:
     end), and at most :data:`MAX_FILE_BYTES`. A file that holds a few control characters
     inside otherwise readable text (a NUL written by an older tool) still loads, with the
     damaged entries listed in :attr:`StoreFile.damaged`, so it can be repaired by removing
-    or replacing them; a file that is mostly NULs is refused as binary.
+    or replacing them; a file with runs of NUL bytes (zero-filled blocks) is refused as
+    binary.
     """
     try:
         stat = path.stat()  # before reading: a change after it shows as a new identity
@@ -126,10 +127,11 @@ def damage_message(store_file: StoreFile) -> str | None:
     if not store_file.damaged:
         return None
     numbers = ", ".join(str(index + 1) for index in store_file.damaged)
+    which = f"entry {numbers} holds" if len(store_file.damaged) == 1 else f"entries {numbers} hold"
     first = store_file.entries[store_file.damaged[0]]
     offset, char = fmt.unstorable_character(first)
     return (
-        f"{store_file.path.name}: entry {numbers} holds characters a memory entry cannot "
+        f"{store_file.path.name}: {which} characters a memory entry cannot "
         f"hold (first: {fmt.describe_character(char)} at position {offset + 1} of entry "
         f"{store_file.damaged[0] + 1}). The store still works; replace or remove "
         f"{'that entry' if len(store_file.damaged) == 1 else 'those entries'} to repair it."

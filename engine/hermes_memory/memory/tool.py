@@ -148,4 +148,9 @@ def memory_tool(
 ) -> str:
     """Run one ``memory`` tool call and return its JSON payload, as the agent would."""
     result = dispatch(action, target, content, old_text, operations, store)
-    return json.dumps(result, ensure_ascii=False)
+    text = json.dumps(result, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a refusal echoed a lone surrogate: escape it, stay sendable
+        text = json.dumps(result)
+    return text

@@ -535,3 +535,13 @@ def test_a_refused_first_write_creates_nothing_in_the_home(tmp_path):
     ):
         assert result["success"] is False
     assert list(root.iterdir()) == []
+
+
+def test_memory_tool_payload_stays_valid_utf8_when_a_refusal_echoes_a_surrogate(store):
+    from hermes_memory.memory.tool import memory_tool
+
+    text = memory_tool(action="remove", old_text="caf\udce9", store=store)
+    text.encode("utf-8")  # sendable by any agent loop
+    assert json.loads(text)["success"] is False
+    assert json.loads(memory_tool(action="add", content="café", store=store))["success"]
+    assert "café" in memory_tool(action="remove", old_text="nothing", store=store)

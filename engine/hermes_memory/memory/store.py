@@ -35,6 +35,7 @@ from ..fileio import (
     file_lock,
     lock_path_for,
     read_regular_bytes,
+    resolve_write_target,
 )
 from ..home import HermesHome
 from . import entries as fmt
@@ -449,7 +450,7 @@ class MemoryStore:
                 if check_file is not None:
                     check_file(unlocked)
                 self._plan(target, unlocked, change)
-            self._make_memories_dir(path.parent)
+            self._make_memories_dir(path)
             with file_lock(path, self.lock_timeout):
                 current = read_store_file(path)
                 self._set_entries(target, current.entries)
@@ -474,13 +475,15 @@ class MemoryStore:
         return self._success(target, message)
 
     @staticmethod
-    def _make_memories_dir(folder: Path) -> None:
+    def _make_memories_dir(path: Path) -> None:
+        folder = path.parent
         if folder.exists() and not folder.is_dir():
             raise UnsafeFileError(
                 f"{folder} is a file, not the memories folder; nothing was written. Move it "
                 "aside and try again."
             )
-        folder.mkdir(exist_ok=True)
+        # Through an in-home link the real folder is made; a link out of the home refuses.
+        resolve_write_target(path).parent.mkdir(parents=True, exist_ok=True)
 
     @staticmethod
     def _plan(

@@ -545,3 +545,17 @@ def test_memory_tool_payload_stays_valid_utf8_when_a_refusal_echoes_a_surrogate(
     assert json.loads(text)["success"] is False
     assert json.loads(memory_tool(action="add", content="café", store=store))["success"]
     assert "café" in memory_tool(action="remove", old_text="nothing", store=store)
+
+
+def test_a_dangling_memories_link_is_refused_outside_and_made_inside_the_home(tmp_path):
+    root = tmp_path / "home"
+    root.mkdir()
+    (root / "memories").symlink_to(tmp_path / "gone")
+    result = MemoryStore(HermesHome.resolve(root)).add("memory", "x")
+    assert result["success"] is False and "outside the Hermes home" in result["error"]
+    assert not (tmp_path / "gone").exists()
+    (root / "memories").unlink()
+    (root / "memories").symlink_to("stores/memories")
+    assert MemoryStore(HermesHome.resolve(root)).add("memory", "x")["success"]
+    assert (root / "stores" / "memories" / "MEMORY.md").read_text(encoding="utf-8") == "x"
+    assert (root / "memories").is_symlink()

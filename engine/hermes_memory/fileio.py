@@ -57,7 +57,8 @@ STALE_TEMP_SECONDS = 15 * 60
 #: Temp names of every atomic writer that uses a data file's folder: ours and the agent's
 #: (``.mem_<random>.tmp``, ``.<stem>_<random>.tmp``). Nothing else is ever removed.
 _TEMP_NAME = re.compile(
-    r"^\.(mem|usage|config|proposal|review|curator_suppressed|tmp|SKILL\.md\.)_?[A-Za-z0-9_]{6,32}\.tmp$"
+    r"^\.(?:(?:mem|usage|config|proposal|review|curator_suppressed|tmp)_|SKILL\.md\.)"
+    r"[A-Za-z0-9_]{8}\.tmp$"  # 8 random characters, as tempfile and _create_temp make
 )
 
 _NONBLOCKING_READ = (

@@ -248,7 +248,7 @@ def test_stale_temp_files_are_removed_under_the_lock_and_fresh_ones_kept(home, s
     folder = home.memories_dir
     stale = [folder / ".mem_ab12cd34.tmp", folder / ".mem_8fj2k_x9.tmp"]
     fresh = folder / ".mem_freshone.tmp"
-    not_ours = [folder / "notes.tmp", folder / ".mem_notes.md"]
+    not_ours = [folder / "notes.tmp", folder / ".mem_notes.md", folder / ".memories_x_12345678.tmp"]
     old = time.time() - fileio.STALE_TEMP_SECONDS - 60
     for path in [*stale, fresh, *not_ours]:
         path.write_text("a full copy of memory", encoding="utf-8")

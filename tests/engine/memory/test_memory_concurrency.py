@@ -83,7 +83,11 @@ def test_writer_killed_at_random_moments_never_leaves_a_torn_file(home, write_co
         lines = [writer.stdout.readline().strip() for _ in range(rng.randint(0, 4))]
         time.sleep(rng.uniform(0, 0.004))
         writer.send_signal(signal.SIGKILL)
-        lines += writer.communicate(timeout=30)[0].splitlines()
+        writer.wait(timeout=30)
+        # Read the rest through the same text stream: communicate(timeout=...) reads the
+        # pipe directly and would miss lines readline() already buffered.
+        lines += writer.stdout.read().splitlines()
+        writer.stdout.close()
         assert not [line for line in lines if line.startswith("error")]
         reported = sum(1 for line in lines if line.startswith("committed"))
         commits_seen += reported

@@ -23,6 +23,13 @@ EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
 
+#: The most a command reads from standard input (no store or batch is anywhere near it).
+MAX_INPUT_BYTES = 4 * 1024 * 1024
+
+
+class InputError(Exception):
+    """Input a command cannot use (standard input too large, not UTF-8); exit 1."""
+
 #: Modules exposing ``register(subparsers)``; each sub-command sets ``handler=fn`` where
 #: ``fn(args, ctx: CliContext) -> int``.
 COMMAND_MODULES = (
@@ -59,7 +66,35 @@ class CliContext:
 
     def read_argument(self, value: str) -> str:
         """A command argument, where ``-`` means "read standard input"."""
-        return sys.stdin.read() if value == "-" else value
+        return read_stdin() if value == "-" else value
+
+
+def read_stdin(limit: int = MAX_INPUT_BYTES) -> str:
+    """Standard input as UTF-8 text, at most ``limit`` bytes (``/dev/zero`` must not fill
+    the memory); :class:`InputError` otherwise."""
+    stream = sys.stdin
+    if stream is None:
+        raise InputError("standard input is closed; pass the text as an argument instead")
+    binary = getattr(stream, "buffer", None)
+    data = binary.read(limit + 1) if binary is not None else stream.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"standard input is over {limit:,} bytes; nothing was read or written")
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"standard input is not UTF-8 text (bad byte at offset {exc.start}); nothing "
+            "was written"
+        ) from None
+
+
+def _forgiving_output(stream: TextIO) -> None:
+    """Print any text, even lone surrogates from undecodable arguments, as escapes rather
+    than fail with UnicodeEncodeError mid-command."""
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        stream.reconfigure(errors="backslashreplace")
 
 
 def positive_int(text: str) -> int:
@@ -127,6 +162,8 @@ def _json_flag_everywhere(subparsers: argparse._SubParsersAction) -> None:
 def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    for stream in (stdout, stderr):
+        _forgiving_output(stream)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -140,7 +177,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     ctx = CliContext(home=home, json=args.json, stdout=stdout, stderr=stderr)
     try:
         return args.handler(args, ctx)
-    except HomeError as exc:
+    except (HomeError, InputError) as exc:
         return ctx.error(str(exc), EXIT_REFUSED)
     except KeyboardInterrupt:
         return ctx.error("interrupted", 130)
@@ -150,6 +187,14 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
         return EXIT_OK
+    except Exception as exc:  # an input nobody foresaw: a message, never a traceback
+        if os.environ.get("HERMES_MEMORY_DEBUG"):
+            raise
+        return ctx.error(
+            f"unexpected error ({type(exc).__name__}: {exc}); the command stopped. Set "
+            "HERMES_MEMORY_DEBUG=1 to see where, and please report it.",
+            EXIT_REFUSED,
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

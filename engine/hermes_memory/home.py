@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .fileio import register_home
+
 _PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -54,6 +56,9 @@ class HermesHome:
     path: Path
     root: Path
     profile: str | None = None
+
+    def __post_init__(self) -> None:
+        register_home(self.root)  # writes under it follow links only within it (fileio)
 
     @classmethod
     def resolve(

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliContext
+from ..cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, MAX_INPUT_BYTES, CliContext
 from ..config import load_memory_config
+from ..fileio import read_regular_bytes
 from . import entries as fmt
 from .scan import scan_findings
 from .status import read_store_status
-from .store import MemoryStore, StoreReadError, for_people
+from .store import MemoryStore, StoreReadError, damage_message, for_people
 from .tool import dispatch
 
 _TARGET_HELP = "memory (the agent's notes, MEMORY.md) or user (the user profile, USER.md)"
@@ -80,7 +81,7 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
         name = f"{target:<6} {fmt.FILE_NAMES[target]:<9}"
         state = "enabled " if summary["enabled"] else "disabled"
         if "error" in summary:
-            ctx.print(f"{name}  {state}  unreadable: {summary['error']}")
+            ctx.print(f"{name}  {state}  unreadable: {fmt.visible(summary['error'])}")
             continue
         over = "  OVER BUDGET" if summary["over_budget"] else ""
         if summary["drift"]:
@@ -89,6 +90,8 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
             f"{name}  {state}  {summary['entries']:>3} entries  "
             f"{summary['used']:>6,}/{summary['limit']:,} chars  {summary['percent']:>3}%{over}"
         )
+        if summary.get("damage"):
+            ctx.print(f"warning: {summary['damage']}")
     for warning in config.warnings:
         ctx.print(f"warning: {warning}")
     return EXIT_REFUSED if failed else EXIT_OK
@@ -108,17 +111,21 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
         if ctx.json:
             ctx.print_json({"prompt": text, "errors": store.read_errors})
         elif text:
-            ctx.print(text)
+            ctx.print(fmt.visible(text))
         return EXIT_REFUSED if any(t in store.read_errors for t in targets) else EXIT_OK
     failed = False
     listing: dict[str, list[dict]] = {}
     for target in targets:
         try:
-            entries = store.read_entries(target)
+            store_file = store.read_file(target)
         except StoreReadError as exc:
             failed = True
             ctx.error(str(exc))
             continue
+        entries = store_file.entries
+        damage = damage_message(store_file)
+        if damage and not ctx.json:
+            ctx.error(f"warning: {damage}", EXIT_OK)
         listing[target] = [{"fingerprint": fmt.fingerprint(e), "text": e} for e in entries]
     if ctx.json:
         ctx.print_json(listing)
@@ -130,7 +137,7 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
             f"{fmt.usage_summary(used, store.limit(target))}"
         )
         for number, item in enumerate(items, start=1):
-            lines = item["text"].splitlines() or [""]
+            lines = fmt.visible(item["text"]).split("\n")
             ctx.print(f"{number:>3}. [{item['fingerprint']}] {lines[0]}")
             for line in lines[1:]:
                 ctx.print(f"     {line}")
@@ -152,13 +159,14 @@ def _report(ctx: CliContext, store: MemoryStore, result: dict) -> int:
     if ok:
         ctx.print(f"{result['message']} ({result['usage']}, {result['entry_count']} entries)")
         return EXIT_OK
-    ctx.error(for_people(result.get("error", "the store refused the change")))
+    # fmt.visible: refusals echo the input, which may hold terminal escapes.
+    ctx.error(fmt.visible(for_people(result.get("error", "the store refused the change"))))
     for preview in result.get("matches", []):
-        print(f"  match: {preview}", file=ctx.stderr)
+        print(f"  match: {fmt.visible(preview)}", file=ctx.stderr)
     if result.get("current_entries"):
         print(f"Current entries ({result.get('usage', '')} chars):", file=ctx.stderr)
         for entry in result["current_entries"]:
-            print(f"  - {entry.splitlines()[0] if entry else ''}", file=ctx.stderr)
+            print(f"  - {fmt.visible(entry).split(chr(10))[0]}", file=ctx.stderr)
     if result.get("drift_backup"):
         print(f"Backup: {result['drift_backup']}", file=ctx.stderr)
     return EXIT_REFUSED
@@ -192,13 +200,14 @@ def cmd_batch(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         if args.file == "-":
             text = ctx.read_argument("-")
-        else:
-            with open(args.file, encoding="utf-8") as handle:
-                text = handle.read()
+        else:  # a regular file only: a FIFO or a device would hang or never end
+            text = read_regular_bytes(args.file, MAX_INPUT_BYTES).decode("utf-8")
         operations = json.loads(text)
     except OSError as exc:
         return ctx.error(f"cannot read {args.file}: {exc.strerror or exc}", EXIT_USAGE)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        return ctx.error(f"{args.file} is nested too deeply to be a list of operations", EXIT_USAGE)
+    except ValueError as exc:  # JSON and UTF-8 errors, and integers too long to convert
         return ctx.error(f"{args.file} is not a JSON list of operations: {exc}", EXIT_USAGE)
     if not isinstance(operations, list):
         return ctx.error(

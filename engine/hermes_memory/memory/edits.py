@@ -37,6 +37,7 @@ from .store import (
     MemoryStore,
     StoreFile,
     StoreRefusal,
+    clean_content,
     content_problem,
     detect_drift,
 )
@@ -82,7 +83,7 @@ class EntryCheck:
 
 def check_entry(text: str) -> EntryCheck:
     """Check one entry as the store would check it on save."""
-    stripped = text.strip()
+    stripped = clean_content(text)
     if not stripped:
         return EntryCheck("", 0)
     return EntryCheck(
@@ -162,7 +163,7 @@ def check_draft(
 
 def prepare_draft(draft: Iterable[str]) -> list[str]:
     """The entries a draft saves as: stripped, empties dropped, duplicates dropped."""
-    return fmt.dedupe(text.strip() for text in draft if text.strip())
+    return fmt.dedupe(clean for text in draft if (clean := clean_content(text)))
 
 
 def prompt_preview(target: str, entries: Sequence[str], limit: int) -> str:
@@ -223,7 +224,7 @@ def as_drafts(base: Sequence[str], ours: Sequence[str | DraftEntry]) -> list[Dra
     origins: dict[str, tuple[str, ...] | None] = {}
     for item in ours:
         given = item if isinstance(item, DraftEntry) else None
-        text = (given.text if given else str(item)).strip()
+        text = clean_content(given.text if given else str(item))
         if not text:
             continue
         mine = (
@@ -707,7 +708,7 @@ def save_draft(
     if result.get("success"):
         result = {**result, "entries": store.entries(target)}
         if merged:
-            result["merged"] = merged[0]
+            result["merged"] = merged[-1]  # the one made under the lock
     return result
 
 

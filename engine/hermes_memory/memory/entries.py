@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 ENTRY_DELIMITER = "\n§\n"
@@ -23,6 +24,50 @@ def normalise_newlines(text: str) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def normalise_line_endings(text: str) -> str:
+    """CRLF and lone CR become LF: what a stored entry reads back as, so store that."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# Characters an entry may not hold: C0 and C1 controls except tab and newline (a NUL makes
+# the whole file read as binary; escapes reach terminals), lone surrogates (undecodable
+# input; not UTF-8 at all) and the Unicode noncharacters (U+FDD0..U+FDEF, U+xFFFE/U+xFFFF).
+_UNSTORABLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(chr(plane + 0xFFFE) + chr(plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))
+    + "]"
+)
+
+
+def unstorable_character(text: str) -> tuple[int, str] | None:
+    """``(offset, char)`` of the first character an entry cannot hold, or ``None``."""
+    match = _UNSTORABLE.search(text)
+    return (match.start(), match.group()) if match else None
+
+
+def describe_character(char: str) -> str:
+    """``"U+0000 (a control character)"`` and the like, for messages."""
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:
+        kind = "a lone surrogate, left by input that was not valid UTF-8"
+    elif unicodedata.category(char) == "Cc":
+        kind = "a control character"
+    else:
+        kind = "a Unicode noncharacter"
+    return f"U+{code:04X} ({kind})"
+
+
+def visible(text: str) -> str:
+    """``text`` with the characters an entry cannot hold shown as ``\\xNN`` / ``\\uNNNN``,
+    so a damaged entry prints safely (no terminal escapes, no encoding errors)."""
+
+    def escape(match: re.Match) -> str:
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _UNSTORABLE.sub(escape, text)
 
 
 def split_pieces(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..config import MemoryConfig, load_memory_config
 from ..home import HermesHome
 from . import entries as fmt
-from .store import StoreReadError, detect_drift, read_store_file
+from .store import StoreReadError, damage_message, detect_drift, read_store_file
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,7 @@ class StoreStatus(fmt.BudgetUse):
     raw: str = ""
     error: str | None = None
     drift: str | None = None
+    damage: str | None = None  # entries holding characters no entry may hold
     identity: tuple[int, int] | None = None
 
     @property
@@ -52,6 +53,7 @@ class StoreStatus(fmt.BudgetUse):
             "percent": self.percent,
             "over_budget": self.over_budget,
             "drift": self.drift,
+            "damage": self.damage,
         }
 
 
@@ -77,6 +79,7 @@ def read_store_status(
             "entries": tuple(store_file.entries),
             "raw": store_file.raw,
             "drift": detect_drift(store_file, base.limit),
+            "damage": damage_message(store_file),
             "identity": store_file.identity,
         }
     )

@@ -17,6 +17,8 @@ Where upstream has known defects we keep the format and fix the behaviour:
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import time
 from collections.abc import Callable
@@ -24,7 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import MemoryConfig, load_memory_config
-from ..fileio import DEFAULT_LOCK_TIMEOUT, LockTimeout, atomic_write_text, file_lock
+from ..fileio import (
+    DEFAULT_LOCK_TIMEOUT,
+    FileTooLarge,
+    LockTimeout,
+    UnsafeFileError,
+    atomic_write_text,
+    file_lock,
+    lock_path_for,
+    read_regular_bytes,
+    resolve_write_target,
+)
 from ..history.recording import record_memory_write
 from ..home import HermesHome
 from . import entries as fmt
@@ -51,29 +63,46 @@ class StoreFile:
     entries: list[str]
     legacy_sections: bool = False
     identity: tuple[int, int] | None = None  # (mtime_ns, size)
+    damaged: tuple[int, ...] = ()  # indices of entries holding unstorable characters
+
+
+_NUL_RUN = b"\x00" * 8
 
 
 def read_store_file(path: Path) -> StoreFile:
-    """Read and parse a store file; a missing file is empty, an unusable one raises."""
+    """Read and parse a store file; a missing file is empty, an unusable one raises.
+
+    Only a regular file is read (never a FIFO or a device, which would hang or never
+    end), and at most :data:`MAX_FILE_BYTES`. A file that holds a few control characters
+    inside otherwise readable text (a NUL written by an older tool) still loads, with the
+    damaged entries listed in :attr:`StoreFile.damaged`, so it can be repaired by removing
+    or replacing them; a file with runs of NUL bytes (zero-filled blocks) is refused as
+    binary.
+    """
     try:
-        stat = path.stat()
-        if stat.st_size > MAX_FILE_BYTES:
-            raise StoreReadError(
-                f"{path.name} is {stat.st_size:,} bytes, far larger than any memory store. "
-                "It was not loaded; move it aside or trim it by hand."
-            )
-        data = path.read_bytes()
+        stat = path.stat()  # before reading: a change after it shows as a new identity
+        data = read_regular_bytes(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         return StoreFile(path, False, "", [])
-    except IsADirectoryError as exc:
-        raise StoreReadError(f"{path} is a directory, not a memory file.") from exc
+    except NotADirectoryError as exc:
+        raise StoreReadError(
+            f"{path.parent} is not a folder, so {path.name} cannot be read. Move that file "
+            "aside; the memories folder is recreated on the next write."
+        ) from exc
+    except FileTooLarge as exc:
+        raise StoreReadError(
+            f"{path.name} is {exc.size:,} bytes or more, far larger than any memory store. "
+            "It was not loaded; move it aside or trim it by hand."
+        ) from exc
+    except UnsafeFileError as exc:
+        raise StoreReadError(f"{exc} Move it aside; nothing was changed.") from exc
     except PermissionError as exc:
         raise StoreReadError(f"{path.name} cannot be read (permission denied).") from exc
     except OSError as exc:
         raise StoreReadError(f"{path.name} cannot be read: {exc.strerror or exc}.") from exc
-    if b"\x00" in data:
+    if _NUL_RUN in data:
         raise StoreReadError(
-            f"{path.name} looks like a binary file (it contains NUL bytes). It was not "
+            f"{path.name} looks like a binary file (it holds runs of NUL bytes). It was not "
             "loaded and will not be written; restore it from a backup."
         )
     try:
@@ -83,13 +112,31 @@ def read_store_file(path: Path) -> StoreFile:
             f"{path.name} is not valid UTF-8 (bad byte at offset {exc.start}). It was not "
             "loaded and will not be written; re-save it as UTF-8."
         ) from exc
+    entries = fmt.parse_entries(raw)
     return StoreFile(
         path=path,
         exists=True,
         raw=raw,
-        entries=fmt.parse_entries(raw),
+        entries=entries,
         legacy_sections=fmt.is_legacy_sectioned(raw),
         identity=(stat.st_mtime_ns, stat.st_size),
+        damaged=tuple(i for i, entry in enumerate(entries) if fmt.unstorable_character(entry)),
+    )
+
+
+def damage_message(store_file: StoreFile) -> str | None:
+    """What to do about entries holding characters no entry may hold, or ``None``."""
+    if not store_file.damaged:
+        return None
+    numbers = ", ".join(str(index + 1) for index in store_file.damaged)
+    which = f"entry {numbers} holds" if len(store_file.damaged) == 1 else f"entries {numbers} hold"
+    first = store_file.entries[store_file.damaged[0]]
+    offset, char = fmt.unstorable_character(first)
+    return (
+        f"{store_file.path.name}: {which} characters a memory entry cannot "
+        f"hold (first: {fmt.describe_character(char)} at position {offset + 1} of entry "
+        f"{store_file.damaged[0] + 1}). The store still works; replace or remove "
+        f"{'that entry' if len(store_file.damaged) == 1 else 'those entries'} to repair it."
     )
 
 
@@ -137,18 +184,47 @@ def detect_drift(store_file: StoreFile, limit: int) -> str | None:
     return None
 
 
+def clean_content(text: str | None) -> str:
+    """An entry as it will be stored: line endings as LF (how the file reads back), stripped."""
+    return fmt.normalise_line_endings(text).strip() if isinstance(text, str) else ""
+
+
 def content_problem(content: str) -> str | None:
     """Why ``content`` cannot be stored as one entry, or ``None``.
 
-    Upstream accepts an entry containing a bare ``§`` line and then reads it back as two
-    entries; we refuse it instead. Threat patterns are checked at the strict scope.
+    Characters that cannot round-trip through the file are refused (a NUL would make the
+    file read as binary; lone surrogates cannot be written as UTF-8). Upstream accepts an
+    entry containing a bare ``§`` line and then reads it back as two entries; we refuse it
+    instead. Threat patterns are checked at the strict scope.
     """
+    content = fmt.normalise_line_endings(content)
+    bad = fmt.unstorable_character(content)
+    if bad:
+        offset, char = bad
+        return (
+            f"Content contains {fmt.describe_character(char)} at position {offset + 1}, "
+            "which a memory file cannot hold and read back as the same text. Remove it "
+            "and try again."
+        )
     if fmt.has_delimiter_line(content):
         return (
             "Content contains a line with only '§', the entry delimiter, so it would be "
             "saved as separate entries. Remove that line, or add the parts as separate entries."
         )
     return first_threat_message(content, "strict")
+
+
+def _round_trip_error(target: str, read_back: list[str]) -> str:
+    name = fmt.FILE_NAMES[target]
+    if len(read_back) > 1 and all(piece.startswith("## ") for piece in read_back[1:]):
+        reason = (
+            f"the only entry has {len(read_back)} '## ' headings, so {name} would read back "
+            "as one entry per heading (hand-written sectioned files are read that way). "
+            "Add the sections as separate entries, or keep one heading per entry"
+        )
+    else:
+        reason = f"{name} would not read back as the same entries"
+    return f"Refusing to write: {reason}. Nothing was written."
 
 
 class StoreRefusal(Exception):
@@ -270,9 +346,7 @@ class MemoryStore:
         A store that cannot be read is recorded in :attr:`read_errors` and rendered as
         empty; the other store still loads.
         """
-        if self.home.path.is_dir():
-            self.home.memories_dir.mkdir(exist_ok=True)
-        self.read_errors = {}
+        self.read_errors = {}  # reading creates nothing: the first write makes memories/
         for target in fmt.TARGETS:
             try:
                 self.read_entries(target)
@@ -369,7 +443,15 @@ class MemoryStore:
             }
         path = self.path(target)
         try:
-            path.parent.mkdir(exist_ok=True)
+            unlocked = read_store_file(path)  # an unusable file: refused before anything
+            drifted = drift_guard and detect_drift(unlocked, self.limit(target)) is not None
+            if not lock_path_for(path).exists() and not drifted:
+                # A first write: a refusal seen without the lock leaves the home exactly as
+                # it was (no new lock file); anything else is decided again under the lock.
+                if check_file is not None:
+                    check_file(unlocked)
+                self._plan(target, unlocked, change)
+            self._make_memories_dir(path)
             with file_lock(path, self.lock_timeout):
                 current = read_store_file(path)
                 self._set_entries(target, current.entries)
@@ -379,38 +461,72 @@ class MemoryStore:
                     refusal = self._drift_refusal(target, current)
                     if refusal:
                         return refusal
-                working = list(current.entries)
-                new_entries, message = change(working)
-                if new_entries is not working or current.legacy_sections:
-                    new_entries = fmt.dedupe(new_entries)
-                    # A phrase split across entries is a threat once they are rendered.
-                    problem = cross_entry_problem(
-                        current.entries, new_entries, fmt.FILE_NAMES[target]
-                    )
-                    if problem:
-                        raise StoreRefusal({"success": False, "error": problem})
-                    if current.legacy_sections:
-                        self._backup(current)  # first canonical rewrite of a legacy file
-                    atomic_write_text(path, fmt.serialise_entries(new_entries), ".mem_")
-                    record_memory_write(self.home, target, current, new_entries)
-                self._set_entries(target, new_entries)
+                new_entries, message = self._plan(target, current, change)
+                if new_entries is not None:
+                    self._commit(target, current, new_entries)
+                    self._set_entries(target, new_entries)
         except StoreRefusal as refusal:
             if refusal.counts_as_failure:
                 return self._count_failure(refusal.payload)
             return refusal.payload
-        except (StoreReadError, LockTimeout) as exc:
+        except (StoreReadError, LockTimeout, UnsafeFileError) as exc:
             return {"success": False, "error": str(exc)}
         except OSError as exc:
             return {"success": False, "error": f"Failed to write memory file {path}: {exc}"}
         return self._success(target, message)
 
+    @staticmethod
+    def _make_memories_dir(path: Path) -> None:
+        folder = path.parent
+        if folder.exists() and not folder.is_dir():
+            raise UnsafeFileError(
+                f"{folder} is a file, not the memories folder; nothing was written. Move it "
+                "aside and try again."
+            )
+        # Through an in-home link the real folder is made; a link out of the home refuses.
+        resolve_write_target(path).parent.mkdir(parents=True, exist_ok=True)
+
+    @staticmethod
+    def _plan(
+        target: str,
+        current: StoreFile,
+        change: Callable[[list[str]], tuple[list[str], str]],
+    ) -> tuple[list[str] | None, str]:
+        """``(entries to write, message)`` for ``current``; ``None`` when nothing is to be
+        written. Raises :class:`StoreRefusal`, also when the text would not read back as
+        exactly these entries (so no accepted write changes what the next read sees)."""
+        working = list(current.entries)
+        new_entries, message = change(working)
+        if new_entries is working and not current.legacy_sections:
+            return None, message
+        new_entries = fmt.dedupe(new_entries)
+        read_back = fmt.parse_entries(fmt.serialise_entries(new_entries))
+        if read_back != new_entries:
+            raise StoreRefusal({"success": False, "error": _round_trip_error(target, read_back)})
+        # A phrase split across entries is a threat once they are rendered.
+        problem = cross_entry_problem(current.entries, new_entries, fmt.FILE_NAMES[target])
+        if problem:
+            raise StoreRefusal({"success": False, "error": problem})
+        return new_entries, message
+
+    def _commit(self, target: str, current: StoreFile, new_entries: list[str]) -> None:
+        """Write ``new_entries`` over ``current``. Every store write passes here, under the
+        lock, with the file as read (``current``) and the entries it becomes both known."""
+        if current.legacy_sections:
+            self._backup(current)  # first canonical rewrite of a legacy file
+        atomic_write_text(current.path, fmt.serialise_entries(new_entries), ".mem_")
+        record_memory_write(self.home, target, current, new_entries)
+
     def _backup(self, store_file: StoreFile) -> Path:
         """Copy the raw text to ``<file>.bak.<unix_ts>`` (never overwriting an older one)."""
         stamp = int(time.time())
         backup = store_file.path.with_name(f"{store_file.path.name}.bak.{stamp}")
-        while backup.exists():
-            if backup.read_text(encoding="utf-8", errors="replace") == store_file.raw:
-                return backup
+        while os.path.lexists(backup):
+            with contextlib.suppress(OSError):  # a FIFO or a folder there is never read
+                if read_regular_bytes(backup, MAX_FILE_BYTES) == store_file.raw.encode(
+                    "utf-8", "surrogatepass"
+                ):
+                    return backup
             stamp += 1
             backup = store_file.path.with_name(f"{store_file.path.name}.bak.{stamp}")
         atomic_write_text(backup, store_file.raw, ".mem_")
@@ -474,7 +590,7 @@ class MemoryStore:
 
     # --- operations (spec §2.4) -----------------------------------------------------
     def add(self, target: str, content: str | None) -> dict:
-        content = (content or "").strip()
+        content = clean_content(content)
         if not content:
             return {"success": False, "error": "Content cannot be empty."}
         problem = content_problem(content)
@@ -499,8 +615,8 @@ class MemoryStore:
         return self.mutate(target, change, drift_guard=False)
 
     def replace(self, target: str, old_text: str | None, new_content: str | None) -> dict:
-        old_text = (old_text or "").strip()
-        new_content = (new_content or "").strip()
+        old_text = clean_content(old_text)
+        new_content = clean_content(new_content)
         if not old_text:
             return {"success": False, "error": "old_text cannot be empty."}
         if not new_content:
@@ -533,7 +649,7 @@ class MemoryStore:
         return proposed
 
     def remove(self, target: str, old_text: str | None) -> dict:
-        old_text = (old_text or "").strip()
+        old_text = clean_content(old_text)
         if not old_text:
             return {"success": False, "error": "old_text cannot be empty."}
 
@@ -550,7 +666,7 @@ class MemoryStore:
         for position, op in enumerate(operations, start=1):
             if isinstance(op, dict) and op.get("action") in ("add", "replace"):
                 content = op.get("content")
-                problem = content_problem(content.strip()) if isinstance(content, str) else None
+                problem = content_problem(clean_content(content)) if isinstance(content, str) else None
                 if problem:
                     return {"success": False, "error": f"Operation {position}: {problem}"}
         limit = self.limit(target)
@@ -582,8 +698,8 @@ class MemoryStore:
     def _apply_batch_op(self, working: list[str], op: dict) -> str | None:
         """Apply one batch op to ``working`` in place; return its error text, if any."""
         action = op.get("action")
-        content = (op.get("content") or "").strip() if isinstance(op.get("content"), str) else ""
-        old_text = (op.get("old_text") or "").strip() if isinstance(op.get("old_text"), str) else ""
+        content = clean_content(op.get("content"))
+        old_text = clean_content(op.get("old_text"))
         if action == "add":
             if not content:
                 return "content is required."
@@ -622,7 +738,7 @@ class MemoryStore:
 
     def replace_by_fingerprint(self, target: str, fingerprint: str, new_content: str | None) -> dict:
         """Overwrite the entry whose fingerprint matches; never retarget a neighbour."""
-        new_content = (new_content or "").strip()
+        new_content = clean_content(new_content)
         if not new_content:
             return {"success": False, "error": "empty memory — use delete to remove it"}
         problem = content_problem(new_content)

@@ -74,8 +74,17 @@ MEMORY_TOOL_SCHEMA: dict[str, Any] = {
 }
 
 
-def _error(message: str, **extra: Any) -> dict:
-    return {"error": message, **extra}
+def _error(message: str) -> dict:
+    """A validation error as upstream's ``tool_error(message, success=False)``."""
+    return {"error": message, "success": False}
+
+
+def _type_error(arguments: dict[str, Any]) -> dict | None:
+    """Tool arguments come from a model as any JSON: refuse the wrong types clearly."""
+    for name, value in arguments.items():
+        if value is not None and not isinstance(value, str):
+            return _error(f"{name} must be a string, not {type(value).__name__}.")
+    return None
 
 
 def _missing_old_text(store: MemoryStore, action: str, target: str) -> dict:
@@ -102,17 +111,17 @@ def dispatch(
 ) -> dict:
     """The tool's result as a dict (see :func:`memory_tool` for the JSON string)."""
     if store is None:
-        return _error(
-            "Memory is not available. It may be disabled in config or this environment.",
-            success=False,
-        )
-    if target not in fmt.TARGETS:
+        return _error("Memory is not available. It may be disabled in config or this environment.")
+    if not isinstance(target, str) or target not in fmt.TARGETS:
         return _error(f"Invalid target '{target}'. Use 'memory' or 'user'.")
     if operations:
         if not isinstance(operations, list):
             return _error("operations must be a list of {action, content?, old_text?} objects.")
         staged = staged_write(store, {"action": "batch", "target": target, "operations": operations})
         return staged or store.apply_batch(target, operations)
+    wrong_type = _type_error({"action": action, "content": content, "old_text": old_text})
+    if wrong_type:
+        return wrong_type
     if action == "add" and not content:
         return _error("Content is required for 'add' action.")
     if action in ("replace", "remove") and not old_text:
@@ -146,4 +155,9 @@ def memory_tool(
 ) -> str:
     """Run one ``memory`` tool call and return its JSON payload, as the agent would."""
     result = dispatch(action, target, content, old_text, operations, store)
-    return json.dumps(result, ensure_ascii=False)
+    text = json.dumps(result, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a refusal echoed a lone surrogate: escape it, stay sendable
+        text = json.dumps(result)
+    return text

@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..fileio import atomic_write_text
+from ..fileio import append_text, atomic_write_text
 from ..home import HermesHome
 from ..memory.store import MemoryStore
 from .applying import APPROVED_ORIGIN, Context, apply_record, pin_memory_write, preview
@@ -227,14 +227,9 @@ class PendingQueue:
     # --- the decision log ------------------------------------------------------------------
     def _log(self, subsystem: str, entry: dict[str, Any]) -> None:
         """Append one line to ``.decisions.jsonl`` (outside upstream's ``*.json`` glob)."""
-        line = json.dumps({"at": _now_iso(), "by": APPROVED_ORIGIN, **entry}, ensure_ascii=False)
-        data = (line + "\n").encode("utf-8", "backslashreplace")
+        line = json.dumps({"at": _now_iso(), "by": APPROVED_ORIGIN, **entry})  # ASCII: any text survives
         with contextlib.suppress(OSError):  # the audit line must never undo a decision
-            fd = os.open(self.directory(subsystem) / DECISIONS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, data)  # one write: concurrent appends do not interleave
-            finally:
-                os.close(fd)
+            append_text(self.directory(subsystem) / DECISIONS, line + "\n")
 
     def _write(self, record: PendingRecord, data: dict[str, Any]) -> None:
         atomic_write_text(self.directory(record.subsystem) / f"{record.id}.json", encode(data),

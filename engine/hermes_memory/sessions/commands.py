@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from ..cli import EXIT_OK, EXIT_REFUSED, CliContext, add_json_flag, positive_int
-from ..memory.entries import parse_entries
+from ..memory.store import StoreReadError, read_store_file
 from .errors import SessionStoreError
 from .provenance import memory_provenance
 from .search import DEMOTED_SOURCES, search_outcome
@@ -180,13 +180,10 @@ def _read_entries(ctx: CliContext) -> dict[str, list[str]]:
     """The current entries of MEMORY.md and USER.md (missing files: no entries)."""
     entries: dict[str, list[str]] = {}
     for target, path in (("memory", ctx.home.memory_file), ("user", ctx.home.user_file)):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = ""
-        except (OSError, UnicodeDecodeError) as exc:
+        try:  # the store's own reader: regular files only, bounded, never a hang
+            entries[target] = read_store_file(path).entries
+        except StoreReadError as exc:
             raise SessionStoreError(f"Could not read {path}: {exc}") from exc
-        entries[target] = parse_entries(text)
     return entries
 
 

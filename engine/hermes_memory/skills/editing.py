@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
+from ..fileio import atomic_write_bytes
 from ..history.recording import record_skill_change
 from ..home import HermesHome
 from ..safe_load import UnsafeDocument, read_bounded
@@ -73,19 +72,7 @@ def edit_refusal(skill: Skill) -> str | None:
 
 
 def _write_bytes_atomically(path: Path, data: bytes) -> None:
-    fd, temp = tempfile.mkstemp(prefix=".SKILL.md.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(temp, path.stat().st_mode & 0o777)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    atomic_write_bytes(path, data, ".SKILL.md.")  # the home's link and file-type policy
 
 
 def edit_skill(

@@ -21,7 +21,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from ..fileio import DEFAULT_LOCK_TIMEOUT, atomic_write_text, file_lock
+from ..fileio import (
+    DEFAULT_LOCK_TIMEOUT,
+    atomic_write_text,
+    file_lock,
+)
 from ..home import HermesHome
 from ..safe_load import (
     USAGE_LIMITS,

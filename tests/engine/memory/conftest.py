@@ -1,6 +1,12 @@
 """Fixtures for the memory store tests."""
 
+import sys
+from pathlib import Path
+
 import pytest
+
+if str(Path(__file__).parent) not in sys.path:  # helpers beside the tests (home_snapshot)
+    sys.path.insert(0, str(Path(__file__).parent))
 
 from hermes_memory.memory.store import MemoryStore
 

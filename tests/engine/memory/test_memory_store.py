@@ -360,7 +360,7 @@ def test_non_utf8_file_is_refused_and_untouched_other_store_still_works(home, st
 
 
 def test_binary_and_huge_files_are_refused(home, store, write_store):
-    write_store("memory", b"\x00\x01binary")
+    write_store("memory", b"\x00" * 64 + b"\x01binary")
     assert "binary" in store.add("memory", "x")["error"]
     write_store("user", b"a" * (MAX_FILE_BYTES + 1))
     assert "far larger than any memory store" in store.add("user", "x")["error"]

@@ -18,13 +18,15 @@ def test_no_store_means_memory_unavailable():
 
 def test_invalid_target(store):
     assert call(store, action="add", target="notes", content="x") == {
-        "error": "Invalid target 'notes'. Use 'memory' or 'user'."
+        "error": "Invalid target 'notes'. Use 'memory' or 'user'.",
+        "success": False,
     }
 
 
 def test_operations_must_be_a_list(store):
     assert call(store, operations={"action": "add"}) == {
-        "error": "operations must be a list of {action, content?, old_text?} objects."
+        "error": "operations must be a list of {action, content?, old_text?} objects.",
+        "success": False,
     }
 
 
@@ -35,12 +37,17 @@ def test_operations_run_as_a_batch(home, store):
 
 
 def test_single_op_validation_messages(store):
-    assert call(store, action="add") == {"error": "Content is required for 'add' action."}
+    assert call(store, action="add") == {
+        "error": "Content is required for 'add' action.",
+        "success": False,
+    }
     assert call(store, action="replace", old_text="x") == {
-        "error": "content is required for 'replace' action."
+        "error": "content is required for 'replace' action.",
+        "success": False,
     }
     assert call(store, action="purge", old_text="x") == {
-        "error": "Unknown action 'purge'. Use: add, replace, remove"
+        "error": "Unknown action 'purge'. Use: add, replace, remove",
+        "success": False,
     }
 
 

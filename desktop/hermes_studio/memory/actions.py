@@ -160,9 +160,9 @@ class EditorActions:
             state = "Unsaved changes" if save_block is None else save_block
         else:
             state = "All changes saved" if on_disk else ""
-        self._set_state_text(state)
+        self.set_state_text(state)
 
-    def _set_state_text(self, text: str) -> None:
+    def set_state_text(self, text: str) -> None:
         """The save state beside the Save button, elided to fit; the full text is the tip."""
         metrics = self.status_label.fontMetrics()
         self.status_label.setText(

@@ -164,18 +164,23 @@ class DiskSync:
         )
         editor.previews.show_file(status, file_name)
         if status.error:
+            kept = " Your edits are kept;" if editor.document.cards else ""
             editor.problem_banner.show_message(
                 "error",
                 f"<b>{html.escape(file_name)} cannot be read.</b> "
-                f"{html.escape(status.error)} Your edits are kept; nothing will be written "
-                "until the file can be read again.",
+                f"{html.escape(status.error)}{kept} Nothing will be written until it can be "
+                f"read. <b>What to do:</b> fix the file (it must be UTF-8 text you can read; "
+                f"see {html.escape(str(status.path))}); the editor reloads it by itself.",
                 closable=False,
             )
+            editor.card_list.set_empty_text(
+                f"Nothing to show: {file_name} cannot be read (see above)."
+            )
+            editor.problem_banner.setProperty("cause", "unreadable")
             return
-        if editor.problem_banner.property("level") == "error" and "cannot be read" in (
-            editor.problem_banner.text()
-        ):
-            editor.problem_banner.hide()
+        editor.card_list.set_empty_text(None)
+        if editor.problem_banner.property("cause") == "unreadable":
+            editor.problem_banner.hide()  # readable again
         if self.deleted:
             return
         if not status.enabled:

@@ -234,6 +234,11 @@ class StoreEditor(QWidget):
             self.target, check, self.status.enabled if self.status else True, self.document.dirty
         )
         self.update_actions()
+        if self.problem_banner.property("cause") == "refusal" and (
+            not self.document.dirty
+            or (not check.blocking() and not check.over_budget)
+        ):
+            self.problem_banner.hide()  # what it was about is fixed
         self.sig_checked.emit()
 
     # --- cards ------------------------------------------------------------------------------

@@ -57,6 +57,11 @@ class Saver:
             if blocking:
                 index, message = blocking[0]
                 return f"Entry #{index + 1} cannot be saved. {message}"
+            if check.over_budget:
+                return (
+                    f"Over budget by {check.used - check.limit:,} characters: shorten, merge "
+                    "or remove entries to save."
+                )
         return None
 
     # --- the write cycle ----------------------------------------------------------------
@@ -88,6 +93,7 @@ class Saver:
         editor.problem_banner.show_message(
             "error", f"<b>Not saved.</b> {html.escape(message)}{quoted}"
         )
+        editor.problem_banner.setProperty("cause", "refusal")
         index = result.get("entry_index")
         if isinstance(index, int) and 0 <= index < len(editor.document.cards):
             editor.focus_card(editor.document.cards[index].uid)
@@ -105,6 +111,7 @@ class Saver:
         if reason is not None:
             if editor.document.dirty:
                 editor.problem_banner.show_message("error", html.escape(reason))
+                editor.problem_banner.setProperty("cause", "refusal")
             return
         document = editor.document
         self._submitted = {card.uid: card.text.strip() for card in document.cards}

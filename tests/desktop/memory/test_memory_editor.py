@@ -10,9 +10,11 @@ from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt
 from PySide6.QtGui import QDrag, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QWidget
 
-from hermes_memory.memory.edits import prompt_preview
+from hermes_memory.memory.edits import over_budget_message, prompt_preview
 from hermes_memory.memory.entries import char_count, parse_entries, serialise_entries
 from hermes_memory.memory.store import MemoryStore
+from hermes_studio.memory.editor import StoreEditor
+from hermes_studio.memory.meter import percent
 
 
 def type_into(qtbot, editor, index: int, text: str, *, end: bool = True) -> None:
@@ -60,32 +62,69 @@ def test_typing_updates_the_projection(qtbot, editor):
     checked(qtbot, editor)
     projected = char_count([ENTRIES[0] + " and pnpm 9", *ENTRIES[1:]])
     assert editor.meter.projected == projected
-    assert f"after save: {projected:,} / 2,200" in editor.meter.text()
+    assert editor.meter.text() == (
+        f"After save: {projected:,} / 2,200 chars · {percent(projected, 2200)}%"
+        f"  (on disk now: {char_count(ENTRIES):,})"
+    )
     assert editor.card_at(0).count_label.text() == f"{len(ENTRIES[0]) + 11} chars"
     assert editor.save_action.isEnabled() and editor.status_label.text() == "Unsaved changes"
     assert "After you save" in editor.preview_caption.text()
 
 
-def test_over_budget_save_is_refused_with_the_message_and_the_file_unchanged(
+def test_over_budget_while_typing_turns_the_meter_over_and_disables_save(
+    qtbot, seeded_home, write_config, make_editor
+):
+    limit = char_count(ENTRIES) + 20
+    write_config(f"memory:\n  memory_char_limit: {limit}\n")
+    editor = make_editor("memory")
+    before = seeded_home.memory_file.read_bytes()
+    type_into(qtbot, editor, 0, " and a few more words")  # 21 more characters
+    checked(qtbot, editor)
+    used = char_count([ENTRIES[0] + " and a few more words", *ENTRIES[1:]])
+    assert used == limit + 1
+    meter = editor.meter
+    assert meter.projected == used and meter.band == "over"
+    assert meter.text().count("After save") == 1 and f"{percent(used, limit)}%" in meter.text()
+    assert percent(used, limit) == 100 and "over budget by 1" in meter.text()
+    assert not editor.save_action.isEnabled()
+    assert editor.save_action.toolTip().startswith("Over budget by 1 character")
+    assert editor.status_label.toolTip() == editor.save_action.toolTip()
+    # The preview is exactly the block the engine renders for these entries.
+    block = prompt_preview("memory", [ENTRIES[0] + " and a few more words", *ENTRIES[1:]], limit)
+    assert editor.preview_text.toPlainText() == block
+    assert "Over budget" in editor.preview_caption.text()
+
+    type_into(qtbot, editor, 0, " and 102 percent of the budget, really")
+    checked(qtbot, editor)
+    assert f"{percent(meter.projected, limit)}%" in meter.text()
+    assert percent(meter.projected, limit) > 100  # the true figure, not capped
+
+    editor.save()  # forced: refused in the editor, nothing reaches the disk
+    assert seeded_home.memory_file.read_bytes() == before
+    assert editor.dirty  # the edit is kept
+
+    edit = editor.card_at(0).text_edit
+    edit.selectAll()
+    qtbot.keyClicks(edit, ENTRIES[0] + " ok")  # back under the budget: Save comes back
+    checked(qtbot, editor)
+    assert meter.band != "over" and editor.save_action.isEnabled()
+
+
+def test_budget_refusal_from_the_engine_is_shown_and_clears_when_fixed(
     qtbot, seeded_home, write_config, make_editor
 ):
     write_config("memory:\n  memory_char_limit: 170\n")
     editor = make_editor("memory")
-    before = seeded_home.memory_file.read_bytes()
     uid = editor.new_entry()
     type_into(qtbot, editor, editor.document.index_of(uid), "One more fact that does not fit")
     checked(qtbot, editor)
     used = char_count([*ENTRIES, "One more fact that does not fit"])
-    assert editor.meter.projected == used and editor.meter.band == "warning"
-
-    message = save(qtbot, editor, "sig_refused")
-
-    assert f"Saving would put MEMORY.md at {used:,}/170 chars, {used - 170:,} over the limit" in (
-        message
-    )
+    # The check runs in the editor too; a refusal reached by racing it still shows clearly.
+    editor.saver.refused({"error": over_budget_message("memory", used, 170)})
     assert "Nothing was written" in editor.problem_banner.text()
-    assert seeded_home.memory_file.read_bytes() == before
-    assert editor.dirty  # the edit is kept
+    editor.remove_selected()
+    checked(qtbot, editor)
+    assert editor.problem_banner.isHidden()  # its cause is gone
 
 
 def test_a_scanner_hit_is_shown_and_blocks_the_save(qtbot, editor, seeded_home):
@@ -562,6 +601,26 @@ def test_unreadable_file_keeps_edits_and_blocks_saving(qtbot, editor, seeded_hom
     assert "cannot be read" in editor.problem_banner.text()
     assert editor.document.texts()[0] == ENTRIES[0] + "!"
     assert "cannot be read" in editor.save_action.toolTip()
+    seeded_home.memory_file.write_text(serialise_entries(ENTRIES), encoding="utf-8")
+    qtbot.waitUntil(lambda: editor.status.error is None, timeout=5000)
+    assert editor.problem_banner.isHidden()  # readable again: the banner goes
+    assert editor.document.texts()[0] == ENTRIES[0] + "!"
+
+
+def test_a_store_unreadable_from_the_start_shows_only_its_error_and_what_to_do(
+    qtbot, seeded_home, workspace
+):
+    seeded_home.memory_file.write_bytes(b"\xff\xfe broken")
+    editor = StoreEditor(workspace, "memory")
+    qtbot.addWidget(editor)
+    workspace.refresh_store("memory")
+    qtbot.waitUntil(lambda: editor.status is not None, timeout=5000)
+    assert "cannot be read" in editor.problem_banner.text()
+    assert "What to do" in editor.problem_banner.text()
+    assert "No entries yet" not in editor.empty_label.text()
+    assert "cannot be read" in editor.empty_label.text()
+    assert editor.meter.text().endswith("unreadable")
+    assert not editor.save_action.isEnabled() and not editor.new_action.isEnabled()
 
 
 @pytest.fixture

@@ -26,7 +26,9 @@ def test_bands(used, limit, expected):
 def test_meter_text_uses_the_engine_counts_and_shows_over_budget_percentages():
     assert usage_text(2034, 2200) == "2,034 / 2,200 chars · 92%"
     assert percent(56, 2200) == 2 and percent(2640, 2200) == 120
-    assert projection_text(2034, 2200) == "after save: 2,034 / 2,200"
+    assert projection_text(2244, 2034, 2200) == (
+        "After save: 2,244 / 2,200 chars · 102%  (on disk now: 2,034)"
+    )
     assert LIGHT_COLOURS.over != LIGHT_COLOURS.calm and DARK_COLOURS.calm != LIGHT_COLOURS.calm
 
 
@@ -48,7 +50,8 @@ def test_meter_projection_tooltip_and_click(qtbot):
     qtbot.addWidget(full)
     full.set_usage(1000, 2200)
     full.set_projection(2034)
-    assert full.text() == "1,000 / 2,200 chars · 45%    after save: 2,034 / 2,200"
+    assert full.text() == "After save: 2,034 / 2,200 chars · 92%  (on disk now: 1,000)"
+    assert full.band == "warning"  # the band of what saving would give
     assert "After saving your edits: 2,034" in full.toolTip()
     full.grab()
 

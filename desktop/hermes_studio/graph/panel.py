@@ -378,8 +378,8 @@ class GraphPanel(QWidget):
         self._write(actions.write_kind(node_id), functools.partial(actions.delete_memory, self.home, node_id))
 
     def undo(self, step: Undo) -> None:
-        kind = "skills" if step.kind == "restore" else step.target
-        if step.kind == "restore":
+        kind = step.target or "skills"
+        if step.name and step.kind != "archive":
             self._select_after = step.name
         self._write(kind, functools.partial(actions.undo, self.home, step))
 

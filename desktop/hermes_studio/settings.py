@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QSettings
 
 APP_ID = "hermes-studio"
 
@@ -41,12 +41,17 @@ class Settings:
         self.qsettings = settings or app_settings()
 
     # --- the window ----------------------------------------------------------------------
-    def geometry(self) -> QByteArray | None:
+    def geometry(self) -> tuple[int, int, int, int, bool] | None:
+        """``(x, y, width, height, maximized)`` of the window when it last closed."""
         value = self.qsettings.value("window/geometry")
-        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+        try:
+            x, y, width, height, maximized = (int(v) for v in value)
+        except (TypeError, ValueError):
+            return None
+        return (x, y, width, height, bool(maximized)) if width > 0 and height > 0 else None
 
-    def set_geometry(self, value: QByteArray) -> None:
-        self.qsettings.setValue("window/geometry", value)
+    def set_geometry(self, x: int, y: int, width: int, height: int, maximized: bool) -> None:
+        self.qsettings.setValue("window/geometry", [x, y, width, height, int(maximized)])
 
     def splitter(self, name: str) -> list[int] | None:
         value = self.qsettings.value(f"splitters/{name}")

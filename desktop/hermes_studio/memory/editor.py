@@ -486,6 +486,13 @@ class StoreEditor(QWidget):
     def normalise(self) -> None:
         self.disk.normalise()
 
+    def restyle(self) -> None:
+        """Follow a theme change: the stylesheet and the cards' colours come from the palette."""
+        self.setStyleSheet(editor_stylesheet(self))
+        for card in self.card_list.cards.values():
+            card.apply_colours()
+        self.meter.update()
+
     # --- queries --------------------------------------------------------------------------------
     @property
     def dirty(self) -> bool:

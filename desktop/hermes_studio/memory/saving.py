@@ -30,6 +30,7 @@ class Saver:
         self.editor = editor
         self.busy = False
         self._submitted: dict[int, str] = {}  # uid -> the stripped text the save was given
+        self._submitted_base: tuple[str, ...] = ()  # the file as loaded when Save was pressed
 
     def block_reason(self) -> str | None:
         """Why Save is disabled now, or ``None`` when it is enabled."""
@@ -115,6 +116,7 @@ class Saver:
             return
         document = editor.document
         self._submitted = {card.uid: card.text.strip() for card in document.cards}
+        self._submitted_base = tuple(document.base)
         work = save_work(editor.workspace.home, editor.target, document.base, document.drafts())
         self.write(work, self._on_saved)
 
@@ -132,11 +134,13 @@ class Saver:
                 else card.origins
                 for card in editor.document.cards
             }
-            base = prepare_draft(submitted.values()) if submitted else editor.document.base
+            base = prepare_draft(submitted.values()) if submitted else list(editor.document.base)
             editor.disk.absorb(saved, base=base, origins=origins, quiet=True)
             editor.show_note(html.escape(result.get("message", "Saved.")))
             editor.schedule_check()
-            editor.sig_saved.emit(result)
+            # What the save changed, for the app's history: from the file as loaded to the
+            # person's entries (an undo merges in whatever the agent wrote meanwhile).
+            editor.sig_saved.emit({**result, "before": list(self._submitted_base), "after": base})
             return
         if isinstance(result.get("merge"), MergeProposal):
             # Someone changed the same entries meanwhile: take their side in, show the conflict.

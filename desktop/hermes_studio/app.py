@@ -203,8 +203,19 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="save a PNG of the window to FILE and exit (works headless)",
     )
+    parser.add_argument(
+        "--size", metavar="WxH", type=_size,
+        help="the window's size, e.g. 1024x700 (default: the size it had when last closed)",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or int(width) < 200 or int(height) < 150:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1024x700")
+    return int(width), int(height)
 
 
 def _prefer_offscreen_platform() -> None:
@@ -216,7 +227,7 @@ def _prefer_offscreen_platform() -> None:
 
 
 # --- running --------------------------------------------------------------------------
-def save_screenshot(window: QWidget, path: Path, settle_ms: int = 200) -> bool:
+def save_screenshot(window: QWidget, path: Path, settle_ms: int = 700) -> bool:
     """Show ``window``, let it lay out and paint, and save it as a PNG; False on failure."""
     window.show()
     loop = QEventLoop()
@@ -292,6 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         window = MainWindow(home, view=args.view, demo=demo)
         code = EXIT_OK
+    if args.size is not None:
+        window.resize(*args.size)
     try:
         if args.screenshot is not None:
             target = args.screenshot.expanduser().absolute()

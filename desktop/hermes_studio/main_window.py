@@ -428,8 +428,16 @@ class MainWindow(QMainWindow):
         self.workspace.close()
         super().closeEvent(event)
 
-    def grab(self, *args):  # noqa: D102 - a screenshot waits for the graph's first layout
+    def grab(self, *args):  # noqa: D102 - a screenshot waits for the first graph and entries
         self.graph.wait_ready(5000)
+        deadline = time.monotonic() + 5
+        loop = QEventLoop()
+        while time.monotonic() < deadline and not all(
+            editor.disk.loaded or editor.status is not None for editor in self.memory.editors.values()
+        ):
+            loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        for _ in range(3):  # let the cards lay out around their text
+            loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         return super().grab(*args)
 
     # --- switching homes --------------------------------------------------------------

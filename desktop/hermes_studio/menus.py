@@ -7,6 +7,7 @@ About). The command palette lists the same actions, and jumps to any skill or en
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -105,6 +106,28 @@ def install(window: MainWindow) -> CommandRegistry:
                 checked=window.side_panels_shown,
                 tip="Show or fold the graph's filter panel (it folds by itself in a narrow window)"))
 
+    # The selected node of the graph: in the palette by name, and the canvas's context menu.
+    node = lambda: selected_node(window)  # noqa: E731
+    add(Command("node.open", "Open details", lambda: window.graph.open_node(node()["id"]),
+                enabled=lambda: node() is not None, tip="Show the selected node's details"))
+    add(Command("node.pin", "Pin skill", lambda: window.graph.set_pinned(node()["id"], True),
+                enabled=lambda: _curatable(node()) and not node().get("pinned"),
+                tip="Keep the selected skill from being archived"))
+    add(Command("node.unpin", "Unpin skill", lambda: window.graph.set_pinned(node()["id"], False),
+                enabled=lambda: _curatable(node()) and bool(node().get("pinned"))))
+    add(Command("node.edit", "Edit…", lambda: window.graph._edit_when_loaded(node()["id"]),
+                enabled=lambda: node() is not None and (_curatable(node()) or node().get("kind") == "memory"),
+                tip="Edit the selected skill's SKILL.md or memory entry, checked as you type"))
+    add(Command("node.archive", "Archive skill…", lambda: window.graph.archive_skill(node()["id"]),
+                enabled=lambda: _curatable(node()) and not node().get("pinned"),
+                tip="Move the selected skill to skills/.archive (restorable; Undo)"))
+    add(Command("node.delete", "Delete memory…", lambda: window.graph.delete_memory(node()["id"]),
+                enabled=lambda: node() is not None and node().get("kind") == "memory",
+                tip="Remove the selected memory entry from its file (Undo puts it back)"))
+    view = window.graph.view
+    view.sig_context.disconnect(window.graph._context_menu)
+    view.sig_context.connect(lambda node_id, pos: node_context_menu(window, registry, node_id, pos))
+
     add(Command("help.shortcuts", "&Keyboard shortcuts", lambda: show_shortcuts(window, registry),
                 ["F1"], tip="Every shortcut of the app"))
     add(Command("help.about", "&About Hermes Memory Studio", window.show_about,
@@ -155,6 +178,35 @@ def _fill_themes(registry: CommandRegistry, menu: QMenu, ids: list[str]) -> None
         action = registry.actions[command_id]
         group.addAction(action)
         menu.addAction(action)
+
+
+# --- the graph's selected node ------------------------------------------------------------
+NODE_MENU = ["node.open", None, "node.edit", "node.pin", "node.unpin", "node.archive", "node.delete"]
+
+
+def selected_node(window: MainWindow) -> dict | None:
+    data, node_id = window.graph.data, window.graph.view.selected_id()
+    return data.node(node_id) if data is not None and node_id is not None else None
+
+
+def _curatable(node: dict | None) -> bool:
+    """A skill of the agent's own (bundled and external skills are read-only)."""
+    return node is not None and node.get("kind") == "skill" and node.get("source") not in ("base", "external")
+
+
+def node_context_menu(window: MainWindow, registry: CommandRegistry, node_id: str, pos) -> QMenu:
+    """Right-click on a node: select it, then the node commands that apply, from the registry."""
+    window.graph.view.select(node_id)
+    node = selected_node(window) or {}
+    items = [c for c in NODE_MENU if c is None or registry.is_enabled(c)]
+    menu = registry.context_menu(window, items)
+    title = QAction(html.unescape(str(node.get("label", node_id))), menu)
+    title.setEnabled(False)
+    menu.insertAction(menu.actions()[0] if menu.actions() else None, title)
+    menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    window.node_menu = menu
+    menu.popup(pos)
+    return menu
 
 
 # --- what the commands do ----------------------------------------------------------------

@@ -365,3 +365,28 @@ def test_controls_have_accessible_names_and_status_is_said_in_words(window, demo
         chain.append(widget)
         widget = widget.nextInFocusChain()
     assert second in chain
+
+
+def test_the_canvas_context_menu_and_the_editor_toolbar_come_from_registries(window, demo_home, qtbot):
+    registry = window.commands
+    menu = menus.node_context_menu(window, registry, "flaky-test-hunt", window.mapToGlobal(window.rect().center()))
+    labels = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert labels[0] == "flaky-test-hunt" and not menu.actions()[0].isEnabled()  # the title
+    assert {"Open details", "Edit…", "Pin skill", "Archive skill…"} <= set(labels)
+    assert "Delete memory…" not in labels and "Unpin skill" not in labels
+    menu.close()
+    with qtbot.waitSignal(window.graph.sig_action_done, timeout=5000):
+        registry.actions["node.pin"].trigger()
+    assert read_usage(demo_home).record("flaky-test-hunt")["pinned"] is True
+    undo_via_menu(window, qtbot)
+    assert read_usage(demo_home).record("flaky-test-hunt")["pinned"] is False
+
+    memory_id = next(i for i in window.graph.data.ids if i.startswith("memory:"))
+    menu = menus.node_context_menu(window, registry, memory_id, window.mapToGlobal(window.rect().center()))
+    labels = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert "Delete memory…" in labels and "Pin skill" not in labels
+    menu.close()
+
+    editor = window.memory.editors["memory"]
+    toolbar_actions = [a for a in editor.toolbar.actions() if not a.isSeparator()]
+    assert toolbar_actions and all(a in editor.commands.registry.actions.values() for a in toolbar_actions)

@@ -20,7 +20,7 @@ import time
 
 import shiboken6
 from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
 from hermes_memory import api
@@ -109,6 +109,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.memory.tabs.currentChanged.connect(self._on_tab_changed)
         self.apply_canvas_theme()
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
         self._restore_settings(view)
         self.workspace.refresh_all()
 
@@ -156,6 +157,14 @@ class MainWindow(QMainWindow):
         for editor in self.memory.editors.values():
             editor.restyle()
         self.commands.refresh()
+
+    def _on_system_scheme(self, _scheme) -> None:
+        """Following the system: the platform switched between light and dark."""
+        from PySide6.QtWidgets import QApplication
+
+        if current_mode() == "system":
+            apply_theme(QApplication.instance(), "system")
+            self.apply_canvas_theme()
 
     def theme_mode(self) -> Mode:
         return current_mode()

@@ -390,3 +390,13 @@ def test_the_canvas_context_menu_and_the_editor_toolbar_come_from_registries(win
     editor = window.memory.editors["memory"]
     toolbar_actions = [a for a in editor.toolbar.actions() if not a.isSeparator()]
     assert toolbar_actions and all(a in editor.commands.registry.actions.values() for a in toolbar_actions)
+
+
+def test_entry_cards_name_their_controls_for_assistive_technology(window):
+    editor = window.open_memory("memory")
+    card = editor.card_at(1)
+    count = len(editor.document.cards)
+    assert card.text_edit.accessibleName() == f"Entry 2 of {count}"
+    assert card.select_box.accessibleName() == "Select entry 2"
+    assert card.remove_button.accessibleName() == "Remove this entry"
+    assert card.up_button.accessibleName() == "Move up"

@@ -277,6 +277,7 @@ class EntryCard(QFrame):
         button.setText(text)
         button.setToolTip(tip)
         button.setAutoRaise(True)
+        button.setAccessibleName(tip.split(" (")[0])  # the glyph alone says nothing to a reader
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         button.clicked.connect(slot)
         return button
@@ -292,6 +293,8 @@ class EntryCard(QFrame):
 
     def set_number(self, number: int, count: int) -> None:
         self.number_label.setText(f"#{number}")
+        self.text_edit.setAccessibleName(f"Entry {number} of {count}")
+        self.select_box.setAccessibleName(f"Select entry {number}")
         self.up_button.setEnabled(number > 1)
         self.down_button.setEnabled(number < count)
 

@@ -1,9 +1,14 @@
 """``hermes-studio``: the command line, the choice of home, and the QApplication bootstrap.
 
 Which home opens: ``--demo`` opens the bundled demo home; otherwise ``--home`` and
-``--profile`` name one explicitly; otherwise ``$HERMES_HOME`` or ``~/.hermes`` if it
-exists; otherwise the demo home. The demo home is always opened from a private copy in
-the app's data directory, so exploring it never changes the installed files.
+``--profile`` name one explicitly; otherwise the home opened last, if it still exists;
+otherwise ``$HERMES_HOME`` or ``~/.hermes`` if it exists; otherwise the demo home. The demo
+home is always opened from a private copy in the app's data directory, so exploring it
+never changes the installed files.
+
+A home named on the command line that cannot be opened (missing, not a folder, an unknown
+profile, or a folder with nothing of Hermes in it) opens the window on an error page that
+says so and offers "Open home…"; the exit status is then 2 (usage), ``--screenshot`` too.
 """
 
 from __future__ import annotations
@@ -20,16 +25,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import platformdirs
-from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
-from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
-import hermes_studio
 from hermes_memory.home import HermesHome, HomeError, check_profile_name
 
 from . import __version__
+from .graph.homes import RecentHomes
+from .icons import app_icon
 from .main_window import APP_NAME, VIEWS, MainWindow
-from .theme import apply_theme
+from .paths import resources_dir
+from .settings import Settings
+from .start_page import HomeErrorWindow
+from .theme import MODES, apply_theme
 
 APP_ID = "hermes-studio"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
@@ -40,13 +48,6 @@ class StartupError(RuntimeError):
 
 
 # --- the demo home --------------------------------------------------------------------
-def resources_dir() -> Path:
-    """``resources/`` of the repository, or of the frozen bundle (``packaging/``)."""
-    if getattr(sys, "frozen", False):
-        return Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent)) / "resources"
-    return Path(hermes_studio.__file__).resolve().parents[2] / "resources"
-
-
 def bundled_demo_home() -> Path:
     """The demo home shipped with the app (``resources/demo-home`` in the repository)."""
     return resources_dir() / "demo-home"
@@ -128,6 +129,26 @@ def _require(home: HermesHome) -> HermesHome:
     return home.require()
 
 
+class UnfamiliarHome(HomeError):
+    """A folder that exists but holds nothing a Hermes agent keeps (opened by mistake?)."""
+
+    def __init__(self, home: HermesHome) -> None:
+        super().__init__(
+            f"{home.path} holds none of the files a Hermes agent keeps (memories/, skills/, "
+            "config.yaml, state.db), so it does not look like a Hermes home."
+        )
+        self.home = home
+
+
+def last_home() -> tuple[HermesHome, bool] | None:
+    """The home opened last (from the settings), if it still exists."""
+    for item in RecentHomes(Settings().qsettings).items()[:1]:
+        home = item.home
+        if home.exists():
+            return home, item.demo
+    return None
+
+
 def choose_home(args: argparse.Namespace) -> tuple[HermesHome, bool]:
     """The home to open and whether it is the demo copy; :class:`HomeError` if unusable."""
     if args.profile:
@@ -135,7 +156,13 @@ def choose_home(args: argparse.Namespace) -> tuple[HermesHome, bool]:
     if args.demo:
         return _require(HermesHome.resolve(demo_home_copy(), args.profile)), True
     if args.home or args.profile:
-        return _require(HermesHome.resolve(args.home, args.profile)), False
+        home = _require(HermesHome.resolve(args.home, args.profile))
+        if not home.profile and not home.has_hermes_files():
+            raise UnfamiliarHome(home)
+        return home, False
+    remembered = last_home()
+    if remembered is not None:
+        return remembered
     home = HermesHome.resolve()
     if home.exists():
         return home, False
@@ -163,7 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--profile", metavar="NAME", help="open the named profile of the home")
     parser.add_argument(
-        "--view", choices=VIEWS, default=VIEWS[0], help="the view to show first (default: graph)"
+        "--view", choices=VIEWS, default=None,
+        help="the view to show first (default: the one shown last for that home, else graph)",
+    )
+    parser.add_argument(
+        "--theme", choices=MODES, default=None,
+        help="light, dark, or follow the system (default: the last one chosen, else system)",
     )
     parser.add_argument(
         "--screenshot",
@@ -171,8 +203,19 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="save a PNG of the window to FILE and exit (works headless)",
     )
+    parser.add_argument(
+        "--size", metavar="WxH", type=_size,
+        help="the window's size, e.g. 1024x700 (default: the size it had when last closed)",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or int(width) < 200 or int(height) < 150:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1024x700")
+    return int(width), int(height)
 
 
 def _prefer_offscreen_platform() -> None:
@@ -184,7 +227,7 @@ def _prefer_offscreen_platform() -> None:
 
 
 # --- running --------------------------------------------------------------------------
-def save_screenshot(window: MainWindow, path: Path, settle_ms: int = 200) -> bool:
+def save_screenshot(window: QWidget, path: Path, settle_ms: int = 700) -> bool:
     """Show ``window``, let it lay out and paint, and save it as a PNG; False on failure."""
     window.show()
     loop = QEventLoop()
@@ -196,10 +239,27 @@ def save_screenshot(window: MainWindow, path: Path, settle_ms: int = 200) -> boo
     return window.grab().save(str(path), "PNG")
 
 
-def _dispose(window: MainWindow) -> None:
+def _dispose(window: QWidget) -> None:
     window.close()
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def _error_window(args: argparse.Namespace, exc: HomeError) -> HomeErrorWindow:
+    home = exc.home if isinstance(exc, UnfamiliarHome) else HermesHome.resolve(args.home)
+
+    def open_window(chosen: HermesHome, demo: bool) -> MainWindow:
+        window = MainWindow(chosen, view=args.view, demo=demo)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        window.show()
+        return window
+
+    def open_demo() -> HermesHome:
+        return HermesHome.resolve(demo_home_copy())
+
+    return HomeErrorWindow(
+        home, str(exc), open_window, open_demo, unfamiliar=isinstance(exc, UnfamiliarHome)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -209,11 +269,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version or a usage error, already printed
         return exc.code if isinstance(exc.code, int) else EXIT_FAILURE
 
+    problem: HomeError | None = None
     try:
         home, demo = choose_home(args)
     except HomeError as exc:
         print(f"{APP_ID}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        if str(exc).startswith("Invalid profile name"):
+            return EXIT_USAGE  # a typo on the command line, not a home to look for
+        problem = exc
     except StartupError as exc:
         print(f"{APP_ID}: {exc}", file=sys.stderr)
         return EXIT_FAILURE
@@ -221,15 +284,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.screenshot is not None:
         _prefer_offscreen_platform()
     app = QApplication.instance()
+    owned = app is None
     if app is None:
         app = QApplication([sys.argv[0] if sys.argv else APP_ID])
         app.setApplicationName(APP_NAME)
         app.setApplicationVersion(__version__)
-        app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "hermes-studio.svg")))
+        app.setWindowIcon(app_icon())
         app.setDesktopFileName(APP_ID)  # matches packaging's hermes-studio.desktop
-        apply_theme(app)  # app-wide state: only on an application we own
+    if owned or args.theme:  # app-wide state: only on an application we own, or when asked
+        settings = Settings()
+        mode = args.theme or settings.theme() or "system"
+        apply_theme(app, mode if mode in MODES else "system")
+        if args.theme:
+            settings.set_theme(args.theme)
 
-    window = MainWindow(home, view=args.view, demo=demo)
+    if problem is not None:
+        window = _error_window(args, problem)
+        code = EXIT_USAGE
+    else:
+        window = MainWindow(home, view=args.view, demo=demo)
+        code = EXIT_OK
+    if args.size is not None:
+        window.resize(*args.size)
     try:
         if args.screenshot is not None:
             target = args.screenshot.expanduser().absolute()
@@ -241,9 +317,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 return EXIT_FAILURE
             print(target)
-            return EXIT_OK
+            return code
         window.show()
-        return app.exec()
+        result = app.exec()
+        return code if problem is not None and getattr(window, "opened", None) is None else result
     finally:
         _dispose(window)
 

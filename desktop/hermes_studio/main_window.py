@@ -5,29 +5,49 @@ folder watching) and closes it when it closes. The "Learning graph" tab holds th
 explorer and the "Memory" tab the two memory editors; the status bar always shows both
 stores' capacity meters, and a home switcher sits in the tab bar's corner. The window never
 reads Hermes files itself: that goes through the engine.
+
+Every action is declared once in :mod:`.menus` (menus, shortcuts, the Ctrl+K palette);
+:class:`~hermes_studio.undo.History` is the one undo stack behind Edit ▸ Undo. What the
+window remembers between launches (geometry, splitters, per home the view, graph mode and
+filters) goes through :mod:`.settings`.
 """
 
 from __future__ import annotations
 
+import functools
 import html
+import time
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
+import shiboken6
+from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
+from hermes_memory import api
 from hermes_memory.home import HermesHome, HomeError
+from hermes_memory.memory.entries import FILE_NAMES
 
 from . import __version__
 from .graph import GraphPanel
+from .graph import actions as graph_actions
 from .graph.homes import HomeSwitcher, RecentHomes
+from .graph.style import DARK_CANVAS, LIGHT_CANVAS
+from .icons import app_icon
 from .inbox import InboxPanel
 from .memory import MemoryEditors, StatusMeters
 from .memory.editor import StoreEditor
+from .settings import Settings
+from .theme import MODES, Mode, apply_theme, current_mode, theme_for
+from .undo import History
 from .workspace import Workspace
 
 APP_NAME = "Hermes Memory Studio"
 VIEWS = ("graph", "memory", "inbox")
 DEFAULT_SIZE = (1200, 800)
+#: Below this width the graph's filter panel folds away (View ▸ Side panels brings it back).
+NARROW_WIDTH = 1180
+#: How long Quit waits for a save chosen in its question.
+SAVE_ON_QUIT_MS = 10000
 
 
 class MainWindow(QMainWindow):
@@ -37,35 +57,44 @@ class MainWindow(QMainWindow):
         self,
         home: HermesHome,
         *,
-        view: str = "graph",
+        view: str | None = None,
         demo: bool = False,
+        settings: Settings | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.home = home
         self.demo = demo
+        self.settings = settings or Settings()
+        self.side_panels_auto = True  # fold the filter panel when narrow, until the person decides
 
         suffix = " (demo copy)" if demo else ""
         self.setWindowTitle(f"{APP_NAME} — {home.label}{suffix}")
+        self.setWindowIcon(app_icon())
         self.resize(*DEFAULT_SIZE)
+        self.setMinimumSize(900, 600)
 
         self.workspace = Workspace(home)
         self.workspace.sig_error.connect(self._show_error)
+        self.history = History(self.workspace, self)
+        self.history.sig_report.connect(self._history_report)
+        self.history.stack.indexChanged.connect(self._on_history_index)
 
         self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Views")
         self.graph = GraphPanel(self.workspace, self)
         self.tabs.addTab(self.graph, "Learning graph")
         self.home_switcher = HomeSwitcher(
             home, self.open_home, demo=demo, open_demo=self._open_demo_home, parent=self
         )
+        self.home_switcher.setAccessibleName("Home and profile")
         self.tabs.setCornerWidget(self.home_switcher, Qt.Corner.TopRightCorner)
-        RecentHomes().add(home, demo=demo)
+        RecentHomes(self.settings.qsettings).add(home, demo=demo)
         self.memory = MemoryEditors(self.workspace, self)
         self.tabs.addTab(self.memory, "Memory")
         self.inbox = InboxPanel(self.workspace, self)
         self.inbox.install(self.tabs, self.statusBar())  # its tab, badge and status-bar count
         self.setCentralWidget(self.tabs)
-        self.set_view(view)
 
         self.home_label = QLabel(f"Home: {home.path}{suffix}")
         self.home_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -76,7 +105,15 @@ class MainWindow(QMainWindow):
         self.meters.sig_open.connect(self.open_memory)
         self.statusBar().addPermanentWidget(self.meters)
 
-        self._build_menus()
+        self._wire_history()
+        from .menus import install  # the menus call back into this window
+
+        self.commands = install(self)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.memory.tabs.currentChanged.connect(self._on_tab_changed)
+        self.apply_canvas_theme()
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
+        self._restore_settings(view)
         self.workspace.refresh_all()
 
     # --- views ------------------------------------------------------------------------
@@ -94,36 +131,326 @@ class MainWindow(QMainWindow):
         self.set_view("memory")
         return self.memory.show_store(target)
 
+    def current_editor(self) -> StoreEditor | None:
+        if self.current_view() != "memory":
+            return None
+        return self.memory.editors[self.memory.current_target()]
+
     def _show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)
 
-    # --- closing ----------------------------------------------------------------------
-    def confirm_discard(self, editors: list[StoreEditor]) -> bool:
-        """Ask before closing over unsaved edits; True means close anyway."""
-        names = " and ".join(editor.title_label.text() for editor in editors)
-        answer = QMessageBox.question(
-            self,
-            "Unsaved memory edits",
-            f"{names} {'has' if len(editors) == 1 else 'have'} unsaved edits. Close and "
-            "discard them? (Cancel, then Save, to keep them.)",
-            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
+    # --- the theme ----------------------------------------------------------------------
+    def set_theme(self, mode: Mode) -> None:
+        """Light, dark or follow the system: the whole app, the graph canvas included."""
+        from PySide6.QtWidgets import QApplication
+
+        if mode not in MODES:
+            raise ValueError(f"Unknown theme {mode!r}; use one of {', '.join(MODES)}.")
+        apply_theme(QApplication.instance(), mode)
+        self.settings.set_theme(mode)
+        for window in QApplication.topLevelWidgets():
+            if isinstance(window, MainWindow):
+                window.apply_canvas_theme()
+
+    def apply_canvas_theme(self) -> None:
+        style = DARK_CANVAS if theme_for(current_mode()).dark else LIGHT_CANVAS
+        self.graph.view.set_canvas_style(style)
+        self.graph.scrubber.style_ = style
+        self.graph.scrubber.update()
+        for editor in self.memory.editors.values():
+            editor.restyle()
+        self.commands.refresh()
+
+    def _on_system_scheme(self, _scheme) -> None:
+        """Following the system: the platform switched between light and dark."""
+        from PySide6.QtWidgets import QApplication
+
+        if current_mode() == "system":
+            apply_theme(QApplication.instance(), "system")
+            self.apply_canvas_theme()
+
+    def theme_mode(self) -> Mode:
+        return current_mode()
+
+    # --- narrow windows -----------------------------------------------------------------
+    def set_side_panels(self, shown: bool, *, auto: bool = False) -> None:
+        """Show or fold the graph's filter panel (it folds by itself below NARROW_WIDTH)."""
+        if not auto:
+            self.side_panels_auto = False
+        self.graph.sidebar.setVisible(shown)
+
+    def side_panels_shown(self) -> bool:
+        return not self.graph.sidebar.isHidden()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.side_panels_auto:
+            self.set_side_panels(event.size().width() >= NARROW_WIDTH, auto=True)
+
+    # --- undo: one history for the whole window ----------------------------------------
+    def _wire_history(self) -> None:
+        """Record every graph action and every save with the engine steps that revert it."""
+        self.graph.sig_action_done.connect(self._record_graph_action)
+        message = self.graph.message
+        message.sig_undo.disconnect(self.graph.undo)  # its Undo button is Edit ▸ Undo too
+        message.sig_undo.connect(lambda _step: self.undo())
+        for editor in self.memory.editors.values():
+            editor.sig_saved.connect(functools.partial(self._record_save, editor))
+            # Edit ▸ Undo/Redo carry these keys; the editors' own buttons stay.
+            editor.undo_action.setShortcuts([])
+            editor.redo_action.setShortcuts([])
+        find = QKeySequence(QKeySequence.StandardKey.Find)
+        for shortcut in self.graph.findChildren(QShortcut):
+            if shortcut.key() == find:
+                shortcut.setEnabled(False)  # Edit ▸ Find carries it, in every tab
+        self._last_undo_source: list[str] = []
+
+    def _record_graph_action(self, result: dict) -> None:
+        undo, redo = result.get("undo"), result.get("redo")
+        if not result.get("ok") or not isinstance(undo, graph_actions.Undo) or redo is None:
+            return
+        label = str(result.get("message") or redo.label).split(" — ")[0]
+        self.history.record(
+            label,
+            undo.target or "skills",
+            functools.partial(graph_actions.undo, self.home, undo),
+            functools.partial(graph_actions.undo, self.home, redo),
         )
-        return answer == QMessageBox.StandardButton.Discard
+
+    def _record_save(self, editor: StoreEditor, result: dict) -> None:
+        before, after = result.get("before"), result.get("after")
+        if before is None or after is None or list(before) == list(after):
+            return
+        target = editor.target
+        self.history.record(
+            f"save {FILE_NAMES[target]}",
+            target,
+            functools.partial(api.set_entries, self.home, target, list(after), list(before)),
+            functools.partial(api.set_entries, self.home, target, list(before), list(after)),
+        )
+
+    def _draft_first(self, editor: StoreEditor | None, redo: bool) -> bool:
+        """Whether Undo (or Redo) acts on the editor's draft rather than the history: the
+        more recent of the two goes first, so Ctrl+Z walks back through time."""
+        if editor is None:
+            return False
+        history = self.history.stack
+        if redo:
+            if not editor.redo_action.isEnabled():
+                return False
+            return not history.canRedo() or self._last_undo_source[-1:] == ["draft"]
+        if not editor.undo_action.isEnabled():
+            return False
+        if not history.canUndo():
+            return True
+        draft = editor.document.undo_stack
+        draft_stamp = getattr(draft.command(draft.index() - 1), "stamp", 0.0)
+        history_stamp = getattr(history.command(history.index() - 1), "stamp", 0.0)
+        return draft_stamp >= history_stamp
+
+    def can_undo(self) -> bool:
+        editor = self.current_editor()
+        if editor is not None and editor.undo_action.isEnabled():
+            return True
+        return self.history.stack.canUndo() and not self.history.running
+
+    def can_redo(self) -> bool:
+        editor = self.current_editor()
+        if editor is not None and editor.redo_action.isEnabled():
+            return True
+        return self.history.stack.canRedo() and not self.history.running
+
+    def undo_text(self) -> str:
+        editor = self.current_editor()
+        if self._draft_first(editor, redo=False):
+            return f"&Undo {editor.document.undo_stack.undoText().lower()}"
+        text = self.history.stack.undoText()
+        return f"&Undo {text}" if text and self.history.stack.canUndo() else "&Undo"
+
+    def redo_text(self) -> str:
+        editor = self.current_editor()
+        if self._draft_first(editor, redo=True):
+            return f"&Redo {editor.document.undo_stack.redoText().lower()}"
+        text = self.history.stack.redoText()
+        return f"&Redo {text}" if text and self.history.stack.canRedo() else "&Redo"
+
+    def undo(self) -> None:
+        editor = self.current_editor()
+        if self._draft_first(editor, redo=False):
+            editor.document.undo_stack.undo()
+            self._last_undo_source.append("draft")
+        elif self.history.stack.canUndo() and not self.history.running:
+            self.history.stack.undo()
+            self._last_undo_source.append("history")
+        self.commands.refresh()
+
+    def redo(self) -> None:
+        editor = self.current_editor()
+        if self._draft_first(editor, redo=True):
+            editor.document.undo_stack.redo()
+        elif self.history.stack.canRedo() and not self.history.running:
+            self.history.stack.redo()
+        if self._last_undo_source:
+            self._last_undo_source.pop()
+        self.commands.refresh()
+
+    def _on_tab_changed(self, _index: int) -> None:
+        self.commands.refresh()
+        if self._pending_splitters:
+            QTimer.singleShot(0, self, self._restore_splitters)
+
+    def _on_history_index(self, _index: int) -> None:
+        if shiboken6.isValid(self.history.stack):  # (it also signals while being destroyed)
+            self.commands.refresh()
+
+    def _history_report(self, message: str, ok: bool) -> None:
+        self.statusBar().showMessage(message, 10000)
+        self.graph.message.show_message(message, error=not ok)
+        self.commands.refresh()
+
+    # --- remembering ----------------------------------------------------------------------
+    def splitters(self) -> dict[str, QSplitter]:
+        found = {"graph": self.graph.splitter}
+        for target, editor in self.memory.editors.items():
+            found[f"editor-{target}"] = editor.splitter
+        return found
+
+    def _restore_settings(self, view: str | None) -> None:
+        settings, label = self.settings, self.home.label
+        geometry = settings.geometry()
+        if geometry is not None:
+            x, y, width, height, maximized = geometry
+            self.resize(max(width, self.minimumWidth()), max(height, self.minimumHeight()))
+            screen = self.screen().availableGeometry() if self.screen() else None
+            if screen is not None and screen.contains(x + 40, y + 20):  # still on a screen
+                self.move(x, y)
+            if maximized:
+                self.setWindowState(Qt.WindowState.WindowMaximized)
+        self._pending_splitters = {
+            name: sizes
+            for name, splitter in self.splitters().items()
+            if (sizes := settings.splitter(name)) is not None and len(sizes) == splitter.count()
+        }
+        remembered = settings.home_value(label, "view")
+        self.set_view(view or (remembered if remembered in VIEWS else VIEWS[0]))
+        graph = settings.home_value(label, "graph", {})
+        if isinstance(graph, dict):
+            self._restore_graph(graph)
+
+    def _restore_graph(self, graph: dict) -> None:
+        panel = self.graph
+        if graph.get("mode") == "clusters":
+            panel.clusters_button.setChecked(True)
+        panel.colour_box.setChecked(bool(graph.get("by_kind")))
+        for combo, key in ((panel.kind_combo, "kind"), (panel.source_combo, "source")):
+            index = graph.get(key)
+            if isinstance(index, int) and 0 <= index < combo.count():
+                combo.setCurrentIndex(index)
+        panel.pinned_box.setChecked(bool(graph.get("pinned_only")))
+        if isinstance(graph.get("query"), str):
+            panel.search.setText(graph["query"])
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._pending_splitters:  # once laid out, so the sizes mean what they meant
+            QTimer.singleShot(0, self, self._restore_splitters)
+
+    def _restore_splitters(self) -> None:
+        """Apply remembered sizes to the splitters on screen; the others wait for their tab."""
+        splitters = self.splitters()
+        for name, sizes in list(self._pending_splitters.items()):
+            if splitters[name].isVisible():
+                splitters[name].setSizes(sizes)
+                del self._pending_splitters[name]
+
+    def save_settings(self) -> None:
+        settings, label, panel = self.settings, self.home.label, self.graph
+        normal = self.normalGeometry() if self.isMaximized() else self.geometry()
+        settings.set_geometry(normal.x(), normal.y(), normal.width(), normal.height(), self.isMaximized())
+        for name, splitter in self.splitters().items():
+            if all(size > 0 for size in splitter.sizes()):
+                settings.set_splitter(name, splitter.sizes())
+        settings.set_home_value(label, "view", self.current_view())
+        settings.set_home_value(label, "graph", {
+            "mode": "clusters" if panel.clusters_button.isChecked() else "timeline",
+            "by_kind": panel.colour_box.isChecked(),
+            "kind": panel.kind_combo.currentIndex(),
+            "source": panel.source_combo.currentIndex(),
+            "pinned_only": panel.pinned_box.isChecked(),
+            "query": panel.search.text(),
+        })
+        settings.sync()
+
+    # --- closing ----------------------------------------------------------------------
+    def ask_unsaved(self, editors: list[StoreEditor]) -> QMessageBox.StandardButton:
+        """Save, Discard or Cancel, for closing over unsaved edits."""
+        names = " and ".join(editor.title_label.text() for editor in editors)
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Unsaved memory edits")
+        box.setText(f"{names} {'has' if len(editors) == 1 else 'have'} unsaved edits.")
+        box.setInformativeText("Save them before closing?")
+        box.setStandardButtons(
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+        return QMessageBox.StandardButton(box.exec())
+
+    def save_all(self, editors: list[StoreEditor]) -> list[StoreEditor]:
+        """Save each editor and wait for the writes; the editors still unsaved after."""
+        for editor in editors:
+            editor.save()
+        loop = QEventLoop()
+        deadline = time.monotonic() + SAVE_ON_QUIT_MS / 1000
+        timer = QTimer()
+        timer.setInterval(20)
+
+        def check() -> None:
+            if not any(e.busy for e in editors) or time.monotonic() > deadline:
+                loop.quit()
+
+        timer.timeout.connect(check)
+        timer.start()
+        check()
+        if any(e.busy for e in editors):
+            loop.exec()
+        timer.stop()
+        return [editor for editor in editors if editor.has_unsaved_work()]
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
         unsaved = self.memory.unsaved()
-        if unsaved and self.isVisible() and not self.confirm_discard(unsaved):
-            self.open_memory(unsaved[0].target)
-            event.ignore()
-            return
+        if unsaved and self.isVisible():
+            answer = self.ask_unsaved(unsaved)
+            if answer == QMessageBox.StandardButton.Save:
+                unsaved = self.save_all(unsaved)
+            if answer == QMessageBox.StandardButton.Cancel or (
+                unsaved and answer == QMessageBox.StandardButton.Save
+            ):
+                editor = self.open_memory(unsaved[0].target)
+                if answer == QMessageBox.StandardButton.Save:
+                    reason = editor.save_block_reason() or "Resolve the conflict shown first."
+                    self.statusBar().showMessage(f"Not closed: {reason}", 15000)
+                event.ignore()
+                return
+        self.save_settings()
         self.graph.close_panel()
         self.workspace.close()
         super().closeEvent(event)
 
-    def grab(self, *args):  # noqa: D102 - a screenshot waits for the graph's first layout
+    def grab(self, *args):  # noqa: D102 - a screenshot waits for the first graph and entries
         self.graph.wait_ready(120_000)  # a big home under load can take a while; never grab "Reading…"
         self.inbox.wait_ready(5000)
+        deadline = time.monotonic() + 5
+        loop = QEventLoop()
+        while time.monotonic() < deadline and not all(
+            editor.disk.loaded or editor.status is not None for editor in self.memory.editors.values()
+        ):
+            loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        for _ in range(3):  # let the cards lay out around their text
+            loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         return super().grab(*args)
 
     # --- switching homes --------------------------------------------------------------
@@ -134,7 +461,7 @@ class MainWindow(QMainWindow):
         except HomeError as exc:
             QMessageBox.warning(self, "Cannot open that home", str(exc))
             return None
-        window = MainWindow(home, view=self.current_view(), demo=demo)
+        window = MainWindow(home, view=self.current_view(), demo=demo, settings=self.settings)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         window.show()  # before closing this one, so the application does not quit
         if not self.close():
@@ -150,23 +477,7 @@ class MainWindow(QMainWindow):
         except StartupError as exc:
             QMessageBox.warning(self, "Cannot open the demo home", str(exc))
 
-    # --- menus ------------------------------------------------------------------------
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        self.quit_action = QAction("&Quit", self)
-        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        self.quit_action.setStatusTip(f"Close {APP_NAME}")
-        # close(), not QApplication.quit(): later views get a closeEvent to ask about edits.
-        self.quit_action.triggered.connect(self.close)
-        file_menu.addAction(self.quit_action)
-
-        help_menu = self.menuBar().addMenu("&Help")
-        self.about_action = QAction(f"&About {APP_NAME}", self)
-        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        self.about_action.triggered.connect(self.show_about)
-        help_menu.addAction(self.about_action)
-
+    # --- help -----------------------------------------------------------------------------
     def about_text(self) -> str:
         return (
             f"<h3>{APP_NAME} {__version__}</h3>"

@@ -1,21 +1,36 @@
-"""Light and dark palettes, and a function that applies one to the application.
+"""Light and dark themes, as data, and the function that applies one to the application.
 
-Themes are data: a :class:`Theme` names the colours, and :data:`STYLESHEET` is a small
-template filled from them. ``"system"`` (the default) follows the platform's colour scheme.
+A theme is a palette file (``resources/themes/light.json``, ``dark.json``: named colours)
+filled into the stylesheet template ``resources/themes/app.qss`` and its SVG icons (the
+checkbox mark, recoloured per theme). ``"system"`` follows the platform's colour scheme,
+and follows it again when it changes. The graph canvas takes the theme's light or dark
+sky (see :func:`hermes_studio.graph.style.canvas_style`).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import json
+from dataclasses import asdict, dataclass, fields
+from functools import cache
+from pathlib import Path
 from string import Template
 from typing import Literal
 
+import platformdirs
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from .paths import resources_dir
+
 Mode = Literal["system", "light", "dark"]
 MODES: tuple[Mode, ...] = ("system", "light", "dark")
+MODE_LABELS = {"light": "Light", "dark": "Dark", "system": "Follow the system"}
+
+
+def themes_dir() -> Path:
+    """``resources/themes`` in the repository (beside the demo home)."""
+    return resources_dir() / "themes"
 
 
 @dataclass(frozen=True)
@@ -31,41 +46,30 @@ class Theme:
     accent: str
     accent_text: str
     border: str
+    control_border: str  # checkbox and radio outlines: readable against ``surface``
+    focus: str
+
+    @property
+    def dark(self) -> bool:
+        return QColor(self.window).lightnessF() < 0.5
 
 
-LIGHT = Theme(
-    name="light",
-    window="#f4f5f7",
-    surface="#ffffff",
-    surface_alt="#eef0f3",
-    text="#1f2328",
-    muted_text="#5f6b7a",
-    accent="#3b6fd8",
-    accent_text="#ffffff",
-    border="#d0d5dd",
-)
+def load_theme(name: str) -> Theme:
+    data = json.loads((themes_dir() / f"{name}.json").read_text(encoding="utf-8"))
+    names = {f.name for f in fields(Theme)}
+    missing = names - data.keys()
+    if missing:
+        raise ValueError(f"Theme {name!r} lacks {', '.join(sorted(missing))}.")
+    return Theme(**{key: str(data[key]) for key in names})
 
-DARK = Theme(
-    name="dark",
-    window="#1e2127",
-    surface="#262a31",
-    surface_alt="#2e333b",
-    text="#e6e9ef",
-    muted_text="#9aa4b2",
-    accent="#6f9cf0",
-    accent_text="#10131a",
-    border="#3b414b",
-)
 
-STYLESHEET = Template(
-    """
-QTabWidget::pane { border: 1px solid $border; background: $surface; }
-QTabBar::tab { padding: 6px 16px; color: $muted_text; background: $surface_alt;
-               border: 1px solid $border; border-bottom: none; margin-right: 2px; }
-QTabBar::tab:selected { color: $text; background: $surface; }
-QStatusBar { color: $muted_text; border-top: 1px solid $border; }
-"""
-)
+LIGHT = load_theme("light")
+DARK = load_theme("dark")
+
+
+@cache
+def stylesheet_template() -> Template:
+    return Template((themes_dir() / "app.qss").read_text(encoding="utf-8"))
 
 
 def system_prefers_dark() -> bool:
@@ -97,6 +101,8 @@ def build_palette(theme: Theme) -> QPalette:
         QPalette.ColorRole.Highlight: theme.accent,
         QPalette.ColorRole.HighlightedText: theme.accent_text,
         QPalette.ColorRole.Link: theme.accent,
+        QPalette.ColorRole.Mid: theme.control_border,
+        QPalette.ColorRole.Dark: theme.control_border,
     }
     for role, colour in roles.items():
         palette.setColor(role, QColor(colour))
@@ -109,6 +115,22 @@ def build_palette(theme: Theme) -> QPalette:
     return palette
 
 
+def icon_file(name: str, colour: str) -> Path:
+    """``resources/themes/<name>.svg`` recoloured (its ``$colour``), cached on disk for Qt."""
+    source = Template((themes_dir() / f"{name}.svg").read_text(encoding="utf-8"))
+    folder = Path(platformdirs.user_cache_dir("hermes-studio", appauthor=False)) / "icons"
+    target = folder / f"{name}-{colour.lstrip('#')}.svg"
+    if not target.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.substitute(colour=colour), encoding="utf-8")
+    return target
+
+
+def stylesheet(theme: Theme) -> str:
+    check = icon_file("check", theme.accent_text).as_posix()
+    return stylesheet_template().substitute({**asdict(theme), "check_icon": check})
+
+
 def apply_theme(app: QApplication, mode: Mode = "system") -> Theme:
     """Give the whole application the palette and stylesheet of ``mode``; return the theme.
 
@@ -117,5 +139,12 @@ def apply_theme(app: QApplication, mode: Mode = "system") -> Theme:
     theme = theme_for(mode)
     app.setStyle("Fusion")
     app.setPalette(build_palette(theme))
-    app.setStyleSheet(STYLESHEET.substitute(asdict(theme)))
+    app.setStyleSheet(stylesheet(theme))
+    app.setProperty("hermes_theme_mode", mode)
     return theme
+
+
+def current_mode(app: QApplication | None = None) -> Mode:
+    app = app or QApplication.instance()
+    mode = app.property("hermes_theme_mode") if app is not None else None
+    return mode if mode in MODES else "system"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from hermes_studio.app import resources_dir
+from hermes_studio.paths import resources_dir
 
 PROBE = """
 import sys

@@ -86,7 +86,15 @@ def test_window_has_file_quit_and_help_about(qtbot, home):
         action.text().replace("&", ""): [a.text().replace("&", "") for a in action.menu().actions()]
         for action in window.menuBar().actions()
     }
-    assert menus == {"File": ["Quit"], "Help": ["About Hermes Memory Studio"]}
+    assert menus == {
+        "File": ["Open home…", "Open recent", "Profiles", "Open the demo home", "", "Quit"],
+        "Edit": ["Undo", "Redo", "", "Find…", "Command palette…"],
+        "View": [
+            "Learning graph", "Memory", "", "Theme", "", "Zoom in", "Zoom out", "Zoom to fit",
+            "", "Side panels",
+        ],
+        "Help": ["Keyboard shortcuts", "", "About Hermes Memory Studio"],
+    }
     assert window.quit_action.shortcut() == QKeySequence("Ctrl+Q")
     assert str(home.path) in window.about_text()
 
@@ -202,19 +210,53 @@ def test_an_invalid_profile_name_with_demo_copies_nothing(run_main, opened):
     assert opened == []
 
 
-def test_a_missing_profile_exits_2_and_lists_the_profiles(run_main, opened, home):
+def test_a_missing_profile_exits_2_and_lists_the_profiles(run_main, opened, home, tmp_path):
     (home.path / "profiles" / "work").mkdir(parents=True)
-    code, _, err = run_main("--home", str(home.path), "--profile", "play")
+    code, _, err = run_main(
+        "--home", str(home.path), "--profile", "play", "--screenshot", str(tmp_path / "e.png")
+    )
     assert code == 2
     assert "No profile 'play'" in err and "work" in err
     assert opened == []
 
 
-def test_a_missing_explicit_home_exits_2(run_main, opened, tmp_path):
-    code, _, err = run_main("--home", str(tmp_path / "nowhere"))
+@pytest.mark.parametrize("kind", ["missing", "a file", "unfamiliar"])
+def test_a_bad_explicit_home_opens_the_error_page_and_exits_2(
+    run_main, opened, tmp_path, monkeypatch, kind
+):
+    bad = tmp_path / "nowhere"
+    if kind == "a file":
+        bad.write_text("not a folder", encoding="utf-8")
+    elif kind == "unfamiliar":
+        (bad / "photos").mkdir(parents=True)
+    pages: list = []
+    real = studio_app.HomeErrorWindow
+
+    def recording(*args, **kwargs):
+        page = real(*args, **kwargs)  # what it shows, read before main() disposes of it
+        pages.append({
+            "message": page.message.text(), "open": page.open_button.text(),
+            "anyway": page.anyway_button.isVisibleTo(page),
+            "menus": [a.text().replace("&", "") for a in page.menuBar().actions()],
+        })
+        return page
+
+    monkeypatch.setattr(studio_app, "HomeErrorWindow", recording)
+    shot = tmp_path / "error.png"
+    code, printed, err = run_main("--home", str(bad), "--screenshot", str(shot))
     assert code == 2
-    assert "No Hermes home at" in err
-    assert opened == []
+    assert printed.strip() == str(shot) and QImage(str(shot)).width() > 0
+    assert opened == []  # no main window on a bad home
+    expected = {
+        "missing": "No Hermes home at", "a file": "is not a directory",
+        "unfamiliar": "does not look like a Hermes home",
+    }[kind]
+    assert expected in err
+    (page,) = pages
+    assert expected in page["message"]
+    assert page["open"] == "Open home…"
+    assert page["anyway"] == (kind == "unfamiliar")
+    assert page["menus"] == ["File"]
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,11 @@
 """What the graph's buttons do: engine calls, each returning the engine's result dict.
 
 These functions run on the Workspace's threads (reads on the reader, changes on the
-single writer); they only call the engine, which does every read, lock and write. A
-destructive action's result carries ``"undo"``: what :func:`undo` needs to put things
-back (restore an archived skill; re-add a deleted memory entry at its old position).
+single writer); they only call the engine, which does every read, lock and write. Every
+change's result carries ``"undo"`` and ``"redo"``: the :class:`Undo` steps that
+:func:`undo` runs to take it back (restore an archived skill, re-add a deleted entry at its
+old position, unpin, put the old text back) and to do it again; the app's undo stack keeps
+them.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_memory import api
 from hermes_memory.home import HermesHome
 from hermes_memory.learning import (
     delete_node,
@@ -22,7 +25,7 @@ from hermes_memory.learning import (
     unpin_node,
 )
 from hermes_memory.learning.memory_cards import parse_memory_id
-from hermes_memory.memory.edits import check_entry, save_draft
+from hermes_memory.memory.edits import check_entry
 from hermes_memory.memory.entries import FILE_NAMES, fingerprint
 from hermes_memory.memory.store import MemoryStore, StoreReadError
 from hermes_memory.skills import list_archived, skill_md_error
@@ -31,14 +34,17 @@ from hermes_memory.skills.frontmatter import split_frontmatter
 
 @dataclass(frozen=True)
 class Undo:
-    """How to reverse one destructive action."""
+    """One step that undoes (or redoes) an action, run by :func:`undo`."""
 
-    kind: str  # "restore" (a skill) or "readd" (a memory entry)
-    label: str  # for the button's tooltip
+    #: restore | archive (a skill), pin | unpin, edit_skill (write ``other`` as SKILL.md),
+    #: readd | remove (a memory entry ``text``), swap (memory ``text`` becomes ``other``)
+    kind: str
+    label: str  # for tooltips and the Edit menu ("restore 'x'")
     name: str = ""  # the skill
     target: str = ""  # "memory" or "user"
     position: int = 0
     text: str = ""
+    other: str = ""
 
 
 def write_kind(node_id: str) -> str:
@@ -80,20 +86,49 @@ def memory_problem(content: str) -> str | None:
 
 
 # --- changes (writer thread) ----------------------------------------------------------------
+def _steps(result: dict[str, Any], undo_step: Undo, redo_step: Undo) -> dict[str, Any]:
+    if result.get("ok"):
+        result = {**result, "undo": undo_step, "redo": redo_step}
+    return result
+
+
 def set_pin(home: HermesHome, node_id: str, pinned: bool) -> dict[str, Any]:
-    return pin_node(home, node_id) if pinned else unpin_node(home, node_id)
+    result = pin_node(home, node_id) if pinned else unpin_node(home, node_id)
+    pin, unpin = Undo("pin", f"pin '{node_id}'", name=node_id), Undo(
+        "unpin", f"unpin '{node_id}'", name=node_id
+    )
+    return _steps(result, unpin if pinned else pin, pin if pinned else unpin)
 
 
 def edit(home: HermesHome, node_id: str, content: str, revision: str | None = None) -> dict[str, Any]:
-    return edit_node(home, node_id, content, revision=revision)
+    before = node_detail(home, node_id)
+    result = edit_node(home, node_id, content, revision=revision)
+    if not before.get("ok"):
+        return result
+    old = str(before.get("content") or "")
+    if parse_node_kind(node_id) == "memory":
+        target = write_kind(node_id)
+        new = content.strip()
+        return _steps(
+            result,
+            Undo("swap", "put the earlier text back", target=target, text=new, other=old),
+            Undo("swap", "edit the entry again", target=target, text=old, other=new),
+        )
+    return _steps(
+        result,
+        Undo("edit_skill", f"put the earlier SKILL.md of '{node_id}' back", name=node_id, other=old),
+        Undo("edit_skill", f"edit '{node_id}' again", name=node_id, other=content),
+    )
 
 
 def archive(home: HermesHome, node_id: str) -> dict[str, Any]:
     result = delete_node(home, node_id)
-    if result.get("ok"):
-        name = str(result.get("name") or node_id)
-        result["undo"] = Undo("restore", f"restore '{name}'", name=name)
-    return result
+    name = str(result.get("name") or node_id)
+    return _steps(
+        result,
+        Undo("restore", f"restore '{name}'", name=name),
+        Undo("archive", f"archive '{name}' again", name=name),
+    )
 
 
 def delete_memory(home: HermesHome, node_id: str) -> dict[str, Any]:
@@ -110,36 +145,40 @@ def delete_memory(home: HermesHome, node_id: str) -> dict[str, Any]:
     except (ValueError, StoreReadError):
         pass  # delete_node words the refusal
     result = delete_node(home, node_id)
-    if result.get("ok") and text:
-        result["undo"] = Undo(
-            "readd", f"put the entry back in {FILE_NAMES[target]}", target=target,
-            position=position, text=text,
-        )
-    return result
+    if not text:
+        return result
+    return _steps(
+        result,
+        Undo("readd", f"put the entry back in {FILE_NAMES[target]}", target=target,
+             position=position, text=text),
+        Undo("remove", f"delete the entry from {FILE_NAMES[target]} again", target=target,
+             text=text),
+    )
 
 
 def undo(home: HermesHome, step: Undo) -> dict[str, Any]:
+    """Run one undo (or redo) step through the engine."""
     if step.kind == "restore":
         return restore_node(home, step.name)
-    return readd_memory(home, step.target, step.position, step.text)
-
-
-def readd_memory(home: HermesHome, target: str, position: int, text: str) -> dict[str, Any]:
-    """Put a deleted entry back where it was (under the store's lock, budget and scan)."""
-    store = MemoryStore(home)
-    try:
-        current = store.read_entries(target)
-    except StoreReadError as exc:
-        return {"ok": False, "message": str(exc)}
-    if text in current:
-        return {"ok": True, "message": f"the entry is already in {FILE_NAMES[target]}"}
-    position = max(0, min(position, len(current)))
-    draft = current[:position] + [text] + current[position:]
-    result = save_draft(store, target, current, draft)
-    if result.get("success"):
-        return {"ok": True, "message": f"put the entry back in {FILE_NAMES[target]}"}
-    return {"ok": False, "message": str(result.get("error") or "the store refused it")}
+    if step.kind == "archive":
+        return delete_node(home, step.name)
+    if step.kind == "pin":
+        return pin_node(home, step.name)
+    if step.kind == "unpin":
+        return unpin_node(home, step.name)
+    if step.kind == "edit_skill":
+        return edit_node(home, step.name, step.other)
+    if step.kind == "swap":
+        return api.swap_entry(home, step.target, step.text, step.other)
+    if step.kind == "remove":
+        return api.remove_entry(home, step.target, step.text)
+    return api.insert_entry(home, step.target, step.position, step.text)
 
 
 def restore(home: HermesHome, name: str) -> dict[str, Any]:
-    return restore_node(home, name)
+    result = restore_node(home, name)
+    return _steps(
+        result,
+        Undo("archive", f"archive '{name}' again", name=name),
+        Undo("restore", f"restore '{name}'", name=name),
+    )

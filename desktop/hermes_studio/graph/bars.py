@@ -120,6 +120,8 @@ class MessageBar(QFrame):
         super().__init__(parent)
         self.setObjectName("graphMessageBar")
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self.error_mark = QLabel("⚠")  # an error says so by shape too, not only by colour
+        self.error_mark.setAccessibleName("Error")
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -129,6 +131,7 @@ class MessageBar(QFrame):
         self.close_button.setAutoRaise(True)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 3, 4, 3)
+        layout.addWidget(self.error_mark)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.undo_button)
         layout.addWidget(self.close_button)
@@ -141,15 +144,24 @@ class MessageBar(QFrame):
 
     def clear(self) -> None:
         self.undo = None
+        self.error = False
         self.label.setText("")
+        self.error_mark.hide()
         self.undo_button.hide()
         self.close_button.hide()
+
+    def clear_error(self) -> None:
+        """Drop an error message (its node is no longer the one shown)."""
+        if self.error:
+            self.clear()
 
     def has_message(self) -> bool:
         return bool(self.label.text())
 
     def show_message(self, text: str, *, error: bool = False, undo: Undo | None = None) -> None:
         self.undo = undo
+        self.error = error
+        self.error_mark.setVisible(error)
         self.label.setText(text)
         self.label.setStyleSheet("color: #c2372f;" if error else "")
         self.undo_button.setVisible(undo is not None)

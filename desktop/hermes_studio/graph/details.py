@@ -32,7 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from hermes_memory.home import HermesHome
+from hermes_memory.memory.edits import check_draft, check_entry
+from hermes_memory.memory.status import StoreStatus
 
+from ..memory.meter import CapacityMeter
 from . import actions
 from .actions import memory_problem, skill_body, skill_problem
 from .model import MEMORY, GraphData, format_date, source_label
@@ -308,20 +311,30 @@ class DetailsFeed:
 
 
 class EditorDialog(QDialog):
-    """Edit a whole SKILL.md or one memory entry; problems show inline as you type.
+    """Edit a whole SKILL.md or one memory entry, checked by the engine as you type.
 
-    ``sig_save(text)`` asks the panel to save through the engine; the dialog stays open
-    until :meth:`saved` (closes) or :meth:`refused` (shows the engine's message).
+    A memory entry gets the store editor's live checks: its count, the store's meter after
+    saving (from ``status``, the store as last read) and the threat scanner's findings; a
+    SKILL.md gets the agent's validation. Save is off while the engine would refuse the
+    text, with the reason shown. ``sig_save(text)`` asks the panel to save through the
+    engine; the dialog stays open until :meth:`saved` (closes) or :meth:`refused`.
     """
 
     sig_save = Signal(str)
 
-    def __init__(self, node: dict[str, Any], content: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        node: dict[str, Any],
+        content: str,
+        parent: QWidget | None = None,
+        status: StoreStatus | None = None,
+    ) -> None:
         super().__init__(parent)
         self.node = node
         self.node_id = str(node.get("id"))
         self.memory = node.get("kind") == "memory"
         self.original = content
+        self.status = status
         what = "memory entry" if self.memory else "SKILL.md"
         self.setWindowTitle(f"Edit {what} — {node.get('label')}")
         self.resize(720, 560)
@@ -331,17 +344,29 @@ class EditorDialog(QDialog):
             selectable=False,
         )
         layout.addWidget(note)
+        self.meter = CapacityMeter(str(node.get("file") or "Memory"), parent=self)
+        layout.addWidget(self.meter)
+        self.meter.setVisible(False)
         self.editor = QPlainTextEdit()
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.editor.setPlainText(content)
+        self.editor.setAccessibleName(f"{what} text")
         layout.addWidget(self.editor, 1)
+        self.count_label = _label(selectable=False)
+        layout.addWidget(self.count_label)
+        self.count_label.setVisible(self.memory)
+        self.findings = _label()
+        self.findings.setObjectName("editorFindings")
+        self.findings.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.findings)
         self.problem = _label()
         self.problem.setObjectName("editorProblem")
-        self.problem.setStyleSheet("color: #c2372f;")
+        self.problem.setStyleSheet("color: #c2372f; font-weight: 600;")
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         self.buttons.accepted.connect(self._save)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
@@ -350,21 +375,71 @@ class EditorDialog(QDialog):
         self._check_timer.setInterval(150)
         self._check_timer.timeout.connect(self.check)
         self.editor.textChanged.connect(self._check_timer.start)
+        self.set_status(status)
+
+    def set_status(self, status: StoreStatus | None) -> None:
+        """The store as last read (the meter's base); other stores' statuses are ignored."""
+        if status is not None and (
+            not self.memory or status.target != actions.write_kind(self.node_id)
+        ):
+            return
+        self.status = status
+        if status is not None:
+            self.meter.set_usage(status.used, status.limit, enabled=status.enabled,
+                                 error=status.error, file_name=str(self.node.get("file") or ""))
+        self.meter.setVisible(self.memory and status is not None and not status.error)
         self.check()
 
     def text(self) -> str:
         return self.editor.toPlainText()
 
     def check(self) -> str | None:
-        """Show why the engine would refuse the text now (empty when it would not)."""
+        """Show why the engine would refuse the text now (``None`` when it would not)."""
         text = self.text()
-        problem = memory_problem(text) if self.memory else skill_problem(text, self.node_id)
-        self.problem.setText(problem or "")
+        if self.memory:
+            problem = self._check_memory(text)
+        else:
+            problem = skill_problem(text, self.node_id)
+            self.findings.setText("")
+        self.problem.setText(f"Cannot be saved: {problem}" if problem else "")
+        self.save_button.setEnabled(problem is None)
+        self.save_button.setToolTip(problem or "Save through the engine, under the file lock")
+        return problem
+
+    def _check_memory(self, text: str) -> str | None:
+        check = check_entry(text)
+        self.count_label.setText(f"{check.chars:,} chars")
+        lines = [
+            f"<b>{html.escape(f.id)}</b>: {html.escape(f.explanation)}"
+            for f in check.pattern_findings
+        ]
+        if check.invisible:
+            lines.append(f"<b>{len(check.invisible)} invisible character(s)</b>: they hide "
+                         "text from you but not from the model.")
+        self.findings.setText("<br>".join(lines))
+        problem = memory_problem(text)
+        status = self.status
+        if status is None or status.error:
+            return problem
+        entries = list(status.entries)
+        original = self.original.strip()
+        if original in entries:
+            entries[entries.index(original)] = text
+        else:
+            entries.append(text)
+        draft = check_draft(status.target, entries, status.limit, status.entries)
+        self.meter.set_projection(draft.used)
+        if problem is None and draft.over_budget:
+            problem = (
+                f"over budget by {draft.used - draft.limit:,} characters "
+                f"({draft.used:,}/{draft.limit:,}): shorten it"
+            )
         return problem
 
     def _save(self) -> None:
         self._check_timer.stop()
-        self.check()
+        if self.check() is not None:
+            return
         self.buttons.setEnabled(False)
         self.sig_save.emit(self.text())
 

@@ -17,14 +17,12 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QToolButton, QWid
 
 from hermes_memory.home import HermesHome
 
+from ..settings import app_settings
+
 RECENT_KEY = "homes/recent"
 MAX_RECENT = 8
 
 
-def app_settings() -> QSettings:
-    return QSettings(
-        QSettings.Format.IniFormat, QSettings.Scope.UserScope, "hermes-studio", "hermes-studio"
-    )
 
 
 @dataclass(frozen=True)

@@ -351,6 +351,8 @@ class GraphPanel(QWidget):
             self.message.show_message(f"'{node_id}' is hidden by the current filters.")
 
     def _show_details(self, node_id: str) -> None:
+        if node_id != self.details.node_id():
+            self.message.clear_error()  # it was about the node shown before
         if self.data is not None:
             self.detail_feed.show(self.data, node_id)
 
@@ -396,8 +398,8 @@ class GraphPanel(QWidget):
         self._write(actions.write_kind(node_id), functools.partial(actions.delete_memory, self.home, node_id))
 
     def undo(self, step: Undo) -> None:
-        kind = "skills" if step.kind == "restore" else step.target
-        if step.kind == "restore":
+        kind = step.target or "skills"
+        if step.name and step.kind != "archive":
             self._select_after = step.name
         self._write(kind, functools.partial(actions.undo, self.home, step))
 
@@ -418,7 +420,11 @@ class GraphPanel(QWidget):
         node = self.data.node(node_id) if self.data else None
         if node is None or detail is None or not detail.get("ok"):
             return
-        dialog = EditorDialog(node, str(detail.get("content") or ""), self)
+        kind = actions.write_kind(node_id)
+        dialog = EditorDialog(node, str(detail.get("content") or ""), self, self.workspace.statuses.get(kind))
+        self.workspace.sig_store_status.connect(dialog.set_status)  # the meter's live base
+        if kind != "skills":
+            self.workspace.refresh_store(kind)
         revision = detail.get("revision")
         self._editor = dialog
 

@@ -30,6 +30,7 @@ from .model import MEMORY, GraphData, format_date, source_label
 from .style import (
     PIN_BOX,
     PIN_GOLD,
+    CanvasStyle,
     age_alpha,
     canvas_style,
     category_colours,
@@ -142,6 +143,17 @@ class GraphView(pg.GraphicsView):
         self.scene().sigMouseClicked.connect(self._mouse_clicked)
 
     # --- public API ------------------------------------------------------------------------
+    def set_canvas_style(self, style: CanvasStyle) -> None:
+        """Repaint with another theme's canvas colours."""
+        self.style_ = style
+        self.setBackground(style.background)
+        self._brushes.clear()
+        self._apply_pens()
+        if self.data is not None:
+            self.colours = category_colours(self.data.category_names(), style)
+            self._draw_frame()
+            self._refresh()
+
     def set_graph(self, data: GraphData, layout: LayoutResult, visible: np.ndarray, *, keep_camera: bool) -> None:
         """Show a new snapshot. The selection is kept by id when the node still exists."""
         selected_id = self.selected_id()

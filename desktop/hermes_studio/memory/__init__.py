@@ -2,9 +2,9 @@
 
 - :mod:`.model`: the editor's document (cards, base, undo stack), plain data behind Qt;
 - :mod:`.meter`: the capacity meter, full-size in an editor and compact in the status bar;
-- :mod:`.card`, :mod:`.card_list`, :mod:`.merge_panel`, :mod:`.banner`, :mod:`.previews`,
+- :mod:`.card`, :mod:`.card_list`, :mod:`.conflicts`, :mod:`.banner`, :mod:`.previews`,
   :mod:`.editor`, :mod:`.widget`: the widgets;
-- :mod:`.actions`, :mod:`.disk_sync`, :mod:`.saving`: the store editor's command row, how it
+- :mod:`.actions`, :mod:`.disk_sync` (with :mod:`.folding`), :mod:`.saving`: the command row, how it
   follows the file on disk, and how it writes;
 - :mod:`.style`: colours and the editor's stylesheet;
 - :mod:`.workers`: the engine calls the editors run on the Workspace's threads.

@@ -1,18 +1,19 @@
 """The store editor's command row: the toolbar's actions (shortcuts, tips), the save state and
 the Save button, and when each command is enabled.
 
-The actions belong to the editor (their parent) and call its public methods; the editor
-calls :meth:`EditorActions.update` with its state whenever that state changes.
+The commands are declared once in the editor's registry (their actions belong to the editor
+and call its public methods); the editor calls :meth:`EditorActions.update` with its state
+whenever that state changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolBar, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolBar, QToolButton
+
+from ..commands import Command, CommandRegistry
 
 if TYPE_CHECKING:
     from .editor import StoreEditor
@@ -21,79 +22,62 @@ if TYPE_CHECKING:
 STATE_WIDTH = 380
 
 
-def make_action(
-    parent: QWidget, text: str, tip: str, slot: Callable, shortcuts: list[str] | None = None
-) -> QAction:
-    """An action whose tip names its shortcuts."""
-    action = QAction(text, parent)
-    if shortcuts:
-        action.setShortcuts([QKeySequence(s) for s in shortcuts])
-        keys = ", ".join(QKeySequence(s).toString(QKeySequence.SequenceFormat.NativeText) for s in shortcuts)
-        tip = f"{tip} ({keys})"
-    action.setToolTip(tip)
-    action.setStatusTip(tip)
-    action.triggered.connect(slot)
-    return action
+#: The command row's layout: command ids, ``None`` for a separator.
+TOOLBAR = [
+    "entry.new", "entry.merge", "entry.remove", None, "entry.up", "entry.down", None,
+    "entry.undo", "entry.redo", None, "store.revert", "store.normalise",
+]
 
 
 class EditorActions:
-    """The editor's commands on a toolbar, then the save state and the Save button (``row``)."""
+    """The editor's commands on a toolbar, then the save state and the Save button (``row``).
+
+    Each command is declared once in the editor's :class:`CommandRegistry`; the toolbar is
+    built from it. Whether a command is enabled is the editor's state, set by :meth:`update`.
+    """
 
     def __init__(self, editor: StoreEditor) -> None:
-        self.toolbar = QToolBar(editor)
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.new = make_action(
-            editor, "New entry", "Add an empty entry after the current one", editor.new_entry,
-            ["Ctrl+N"],
-        )
-        self.merge = make_action(
-            editor, "Merge", "Join the ticked entries into one entry to edit",
-            editor.merge_selected, ["Ctrl+M"],
-        )
-        self.remove = make_action(
-            editor, "Remove", "Remove the ticked entries, or the current one",
-            editor.remove_selected, ["Delete"],
-        )
-        self.up = make_action(
-            editor, "Move up", "Move the current entry up", lambda: editor.move_current(-1),
-            ["Alt+Up"],
-        )
-        self.down = make_action(
-            editor, "Move down", "Move the current entry down", lambda: editor.move_current(1),
-            ["Alt+Down"],
-        )
+        self.registry = CommandRegistry(editor)
+        self._enabled: dict[str, bool] = {}
         self.undo_stack = editor.document.undo_stack
-        self.undo = make_action(
-            editor, "Undo", "Undo the last change", self.undo_stack.undo, ["Ctrl+Z"]
+        commands = [
+            ("entry.new", "New entry", "Add an empty entry after the current one",
+             editor.new_entry, ["Ctrl+N"]),
+            ("entry.merge", "Merge", "Join the ticked entries into one entry to edit",
+             editor.merge_selected, ["Ctrl+M"]),
+            ("entry.remove", "Remove", "Remove the ticked entries, or the current one",
+             editor.remove_selected, ["Delete"]),
+            ("entry.up", "Move up", "Move the current entry up",
+             lambda: editor.move_current(-1), ["Alt+Up"]),
+            ("entry.down", "Move down", "Move the current entry down",
+             lambda: editor.move_current(1), ["Alt+Down"]),
+            ("entry.undo", "Undo", "Undo the last change", self.undo_stack.undo, ["Ctrl+Z"]),
+            ("entry.redo", "Redo", "Redo the change you undid", self.undo_stack.redo,
+             ["Ctrl+Shift+Z", "Ctrl+Y"]),
+            ("store.revert", "Revert to disk",
+             "Throw away unsaved edits and show the file as it is on disk (undoable)",
+             editor.revert, []),
+            ("store.normalise", "Normalise…",
+             "Rewrite the file in canonical form (a backup is kept next to it)",
+             editor.normalise, []),
+            ("store.save", "Save", "Save your edits under the file lock", editor.save, ["Ctrl+S"]),
+        ]
+        for command_id, name, tip, run, keys in commands:
+            self.registry.add(Command(
+                command_id, name, run, keys, tip=tip,
+                enabled=lambda c=command_id: self._enabled.get(c, True),
+            ))
+        actions = self.registry.actions
+        self.new, self.merge, self.remove = (
+            actions["entry.new"], actions["entry.merge"], actions["entry.remove"]
         )
-        self.redo = make_action(
-            editor, "Redo", "Redo the change you undid", self.undo_stack.redo,
-            ["Ctrl+Shift+Z", "Ctrl+Y"],
-        )
-        self.revert = make_action(
-            editor,
-            "Revert to disk",
-            "Throw away unsaved edits and show the file as it is on disk (undoable)",
-            editor.revert,
-        )
-        self.normalise = make_action(
-            editor,
-            "Normalise…",
-            "Rewrite the file in canonical form (a backup is kept next to it)",
-            editor.normalise,
-        )
-        self.save = make_action(
-            editor, "Save", "Save your edits under the file lock", editor.save, ["Ctrl+S"]
-        )
-        for action in (
-            self.new, self.merge, self.remove, None, self.up, self.down, None, self.undo,
-            self.redo, None, self.revert, self.normalise,
-        ):
-            if action is None:
-                self.toolbar.addSeparator()
-            else:
-                self.toolbar.addAction(action)
-        editor.addAction(self.save)  # the shortcut works with focus anywhere inside
+        self.up, self.down = actions["entry.up"], actions["entry.down"]
+        self.undo, self.redo = actions["entry.undo"], actions["entry.redo"]
+        self.revert, self.normalise = actions["store.revert"], actions["store.normalise"]
+        self.save = actions["store.save"]
+        self.toolbar = self.registry.build_toolbar(QToolBar(editor), TOOLBAR)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toolbar.setAccessibleName("Entry commands")
 
         self.status_label = QLabel(editor)
         self.status_label.setObjectName("saveState")
@@ -125,19 +109,25 @@ class EditorActions:
         ``count`` cards, ``drift`` means the file needs normalising, ``on_disk`` that the file
         exists, and ``save_block`` says why Save is off (``None`` when it is on).
         """
-        self.new.setEnabled(editable)
-        self.merge.setEnabled(editable and selected >= 2)
+        stack = self.undo_stack
+        self._enabled = {
+            "entry.new": editable,
+            "entry.merge": editable and selected >= 2,
+            "entry.remove": editable and bool(selected or position is not None),
+            "entry.up": editable and position is not None and position > 0,
+            "entry.down": editable and position is not None and position < count - 1,
+            "entry.undo": editable and stack.canUndo(),
+            "entry.redo": editable and stack.canRedo(),
+            "store.revert": editable and dirty,
+            "store.normalise": drift and not busy,
+            "store.save": save_block is None,
+        }
+        self.registry.refresh()
         self.merge.setToolTip(
             "Join the ticked entries into one entry to edit (Ctrl+M)"
             if selected >= 2
             else "Tick two or more entries to merge them into one (Ctrl+M)"
         )
-        self.remove.setEnabled(editable and bool(selected or position is not None))
-        self.up.setEnabled(editable and position is not None and position > 0)
-        self.down.setEnabled(editable and position is not None and position < count - 1)
-        stack = self.undo_stack
-        self.undo.setEnabled(editable and stack.canUndo())
-        self.redo.setEnabled(editable and stack.canRedo())
         self.undo.setToolTip(
             f"Undo: {stack.undoText().lower()} (Ctrl+Z)" if stack.canUndo() else "Nothing to undo"
         )
@@ -146,10 +136,7 @@ class EditorActions:
             if stack.canRedo()
             else "Nothing to redo"
         )
-        self.revert.setEnabled(editable and dirty)
         self.normalise.setVisible(drift)
-        self.normalise.setEnabled(drift and not busy)
-        self.save.setEnabled(save_block is None)
         self.save.setToolTip(
             "Save your edits under the file lock (Ctrl+S)" if save_block is None else save_block
         )
@@ -160,9 +147,9 @@ class EditorActions:
             state = "Unsaved changes" if save_block is None else save_block
         else:
             state = "All changes saved" if on_disk else ""
-        self._set_state_text(state)
+        self.set_state_text(state)
 
-    def _set_state_text(self, text: str) -> None:
+    def set_state_text(self, text: str) -> None:
         """The save state beside the Save button, elided to fit; the full text is the tip."""
         metrics = self.status_label.fontMetrics()
         self.status_label.setText(

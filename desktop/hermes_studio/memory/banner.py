@@ -43,6 +43,7 @@ class Banner(QFrame):
         closable: bool = True,
     ) -> None:
         self.setProperty("level", level)
+        self.setProperty("cause", None)  # callers that track why it shows set it after
         self.style().unpolish(self)
         self.style().polish(self)
         self.label.setText(text_html)

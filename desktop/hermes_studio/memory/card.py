@@ -213,6 +213,10 @@ class EntryCard(QFrame):
         self.badge_label = QLabel(self)
         self.badge_label.setObjectName("cardBadges")
         self.badge_label.setTextFormat(Qt.TextFormat.RichText)
+        # Arrivals from the agent and conflicts are said in words, not only by colour.
+        self.flag_label = QLabel(self)
+        self.flag_label.setObjectName("cardFlag")
+        self.flag_label.hide()
 
         self.up_button = self._tool_button("↑", "Move up (Alt+Up)", lambda: self.sig_move.emit(self.uid, -1))
         self.down_button = self._tool_button(
@@ -229,6 +233,7 @@ class EntryCard(QFrame):
         header.addWidget(self.select_box)
         header.addWidget(self.number_label)
         header.addWidget(self.count_label)
+        header.addWidget(self.flag_label)
         header.addWidget(self.badge_label, 1)
         header.addWidget(self.up_button)
         header.addWidget(self.down_button)
@@ -272,6 +277,7 @@ class EntryCard(QFrame):
         button.setText(text)
         button.setToolTip(tip)
         button.setAutoRaise(True)
+        button.setAccessibleName(tip.split(" (")[0])  # the glyph alone says nothing to a reader
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         button.clicked.connect(slot)
         return button
@@ -287,6 +293,8 @@ class EntryCard(QFrame):
 
     def set_number(self, number: int, count: int) -> None:
         self.number_label.setText(f"#{number}")
+        self.text_edit.setAccessibleName(f"Entry {number} of {count}")
+        self.select_box.setAccessibleName(f"Select entry {number}")
         self.up_button.setEnabled(number > 1)
         self.down_button.setEnabled(number < count)
 
@@ -300,6 +308,26 @@ class EntryCard(QFrame):
         if self.property("changed") != changed:
             self.setProperty("changed", changed)
             self._repolish()
+
+    def set_arrived(self, arrived: bool) -> None:
+        """Highlight a card the agent just added or changed."""
+        if self.property("arrived") != arrived:
+            self.setProperty("arrived", arrived)
+            self._update_flag()
+
+    def set_conflict(self, conflict: bool) -> None:
+        """Mark a card whose entry the agent changed too (the choice is shown above)."""
+        if self.property("conflict") != conflict:
+            self.setProperty("conflict", conflict)
+            self._update_flag()
+
+    def _update_flag(self) -> None:
+        if self.property("conflict"):
+            self.flag_label.setText("⚠ Conflict: see above")
+        elif self.property("arrived"):
+            self.flag_label.setText("● From the agent")
+        self.flag_label.setVisible(bool(self.property("conflict") or self.property("arrived")))
+        self._repolish()
 
     def apply_colours(self) -> None:
         colours = colours_for(self)

@@ -26,6 +26,7 @@ ENTRY_MIME = "application/x-hermes-studio-entry"
 #: Within this many pixels of the column's top or bottom, a drag scrolls it.
 AUTOSCROLL_MARGIN = 32
 _column_ids = itertools.count(1)
+EMPTY_HINT = "No entries yet. Press Ctrl+N (or “New entry”) to write the first one."
 
 
 class CardList(QScrollArea):
@@ -49,10 +50,9 @@ class CardList(QScrollArea):
         self.cards_layout = QVBoxLayout(self.cards_widget)
         self.cards_layout.setContentsMargins(4, 4, 8, 4)
         self.cards_layout.setSpacing(8)
-        self.empty_label = QLabel(
-            "No entries yet. Press Ctrl+N (or “New entry”) to write the first one.", self
-        )
+        self.empty_label = QLabel(EMPTY_HINT, self)
         self.empty_label.setObjectName("emptyState")
+        self.empty_label.setWordWrap(True)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.cards_layout.addWidget(self.empty_label)
         self.cards_layout.addStretch(1)
@@ -86,6 +86,10 @@ class CardList(QScrollArea):
             self.cards_layout.insertWidget(position + 1, widget)  # after the empty label
             widget.show()
         self.empty_label.setVisible(not wanted)
+
+    def set_empty_text(self, text: str | None) -> None:
+        """What the column says when it has no cards (``None``: the usual hint)."""
+        self.empty_label.setText(text or EMPTY_HINT)
 
     def restore_scroll(self, value: int) -> None:
         """Scroll back to ``value`` after the cards were replaced."""

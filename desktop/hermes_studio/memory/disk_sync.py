@@ -1,9 +1,11 @@
 """How a store editor follows its file on disk (Spyder's policy, entry by entry).
 
-Reads arrive from the Workspace as ``StoreStatus``. When the file changes on disk:
-- clean editor: reload silently, keep the scroll position, show a short note;
-- unsaved edits: never overwrite, never discard: show the engine's three-way merge;
-- file deleted: offer to recreate it from the editor, or to accept the deletion.
+Reads arrive from the Workspace as ``StoreStatus``. When the file changes on disk, what only
+the agent changed is folded into the cards at once (:mod:`.folding`), silently, with a short
+note and a highlight on what arrived; the card being typed in keeps its text, caret,
+selection, scroll and undo history. An entry both sides changed is a conflict: it is kept as
+the person wrote it, and shown once they pause (or press Save), with the choices.
+A deleted file offers to recreate it from the editor, or to accept the deletion.
 
 The file's own state shows in the meter, the raw view and the file banner: a read error
 (nothing is written until it reads again), a disabled store, or drift (normalise it here).
@@ -12,11 +14,13 @@ The file's own state shows in the meter, the raw view and the file banner: a rea
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from hermes_memory.memory.edits import ROUND_TRIP_DRIFT, describe_change, merge_entries
+from hermes_memory.memory.edits import ROUND_TRIP_DRIFT
 from hermes_memory.memory.status import StoreStatus
 
+from .folding import Conflict, Fold, describe_fold, plan_fold, resolve_conflict
 from .workers import normalise_work, recreate_work
 
 if TYPE_CHECKING:
@@ -31,6 +35,7 @@ class DiskSync:
         self.loaded = False  # the first status was shown
         self.deleted = False  # the file vanished and the person has not chosen what to do
         self.pending: StoreStatus | None = None  # arrived while a write was running
+        self.conflicts: list[Conflict] = []  # entries both sides changed, awaiting a choice
 
     def on_status(self, status: StoreStatus) -> None:
         editor = self.editor
@@ -67,18 +72,7 @@ class DiskSync:
             editor.update_actions()
             editor.schedule_check()
             return
-        if editor.merging:
-            editor.show_merge(
-                merge_entries(editor.target, document.base, document.drafts(), entries),
-                keep=editor.merge_panel.choices(),
-            )
-            return
-        if not document.dirty:
-            self._reload(entries)
-        else:
-            editor.show_merge(
-                merge_entries(editor.target, document.base, document.drafts(), entries)
-            )
+        self.absorb(entries)
 
     def catch_up(self) -> None:
         """After a write reports back: take the status that arrived while it ran."""
@@ -86,16 +80,78 @@ class DiskSync:
         if pending is not None:
             self.on_status(pending)
 
-    def _reload(self, entries: tuple[str, ...]) -> None:
-        """Clean editor: take the disk's entries, keep the scroll position, leave a note."""
+    def absorb(
+        self,
+        entries: Sequence[str],
+        *,
+        base: Sequence[str] | None = None,
+        origins: Mapping[int, tuple[str, ...] | None] | None = None,
+        quiet: bool = False,
+    ) -> Fold:
+        """Fold ``entries`` (on disk now) into the cards; record any conflicts.
+
+        ``base`` and ``origins`` say what the cards were made from when that is not the
+        editor's base (after a save: the texts the save was given)."""
         editor = self.editor
-        note = describe_change(editor.document.base, entries)
-        scroll = editor.card_list.verticalScrollBar().value()
-        editor.document.load(entries)
-        editor.card_list.restore_scroll(scroll)
-        editor.show_note(f"Updated from disk: {note}.")
-        editor.run_check()
-        editor.sig_reloaded.emit(note)
+        document = editor.document
+        bar = editor.card_list.verticalScrollBar()
+        scroll = bar.value()
+        fold = plan_fold(
+            editor.target,
+            document.base if base is None else base,
+            document.cards,
+            entries,
+            origins,
+        )
+        document.fold(fold)
+        if bar.value() != scroll:
+            editor.card_list.restore_scroll(scroll)
+        self._take_conflicts(fold)
+        editor.mark_arrived(fold.arrived)
+        if fold.changes_anything and not quiet:
+            note = describe_fold(fold)
+            mine = " Your edits are kept." if document.dirty else ""
+            highlighted = " (highlighted)" if fold.arrived else ""
+            editor.show_note(f"Updated from disk: {html.escape(note)}{highlighted}.{mine}")
+            editor.sig_reloaded.emit(note)
+        editor.schedule_check()
+        editor.update_actions()
+        return fold
+
+    # --- conflicts ----------------------------------------------------------------------
+    def _take_conflicts(self, fold: Fold) -> None:
+        alive = {card.uid for card in self.editor.document.cards}
+        on_disk = set(fold.base)
+        kept = [
+            conflict
+            for conflict in self.conflicts
+            if (not conflict.item.mine or alive.intersection(conflict.uids))
+            and (not conflict.item.theirs or on_disk.intersection(conflict.item.theirs))
+        ]
+        for new in fold.conflicts:
+            kept = [
+                old
+                for old in kept
+                if not set(old.uids) & set(new.uids) and (new.uids or old.key != new.key)
+            ]
+            kept.append(new)
+        if kept != self.conflicts:
+            self.conflicts = kept
+            self.editor.conflicts_changed()
+
+    def resolve(self, conflict: Conflict, choice: str) -> None:
+        """Apply the person's choice for ``conflict`` as one undoable step."""
+        editor = self.editor
+        if conflict not in self.conflicts:
+            return
+        document = editor.document
+        labels = {"mine": "Keep my version", "theirs": "Use the agent's version",
+                  "both": "Keep both versions"}
+        cards = resolve_conflict(document.cards, conflict, choice, document.base)
+        document.replace_cards(cards, labels[choice])
+        self.conflicts.remove(conflict)
+        editor.conflicts_changed()
+        editor.update_actions()
 
     # --- the file's state ---------------------------------------------------------------
     def show_file_state(self, status: StoreStatus) -> None:
@@ -108,18 +164,23 @@ class DiskSync:
         )
         editor.previews.show_file(status, file_name)
         if status.error:
+            kept = " Your edits are kept;" if editor.document.cards else ""
             editor.problem_banner.show_message(
                 "error",
                 f"<b>{html.escape(file_name)} cannot be read.</b> "
-                f"{html.escape(status.error)} Your edits are kept; nothing will be written "
-                "until the file can be read again.",
+                f"{html.escape(status.error)}{kept} Nothing will be written until it can be "
+                f"read. <b>What to do:</b> fix the file (it must be UTF-8 text you can read; "
+                f"see {html.escape(str(status.path))}); the editor reloads it by itself.",
                 closable=False,
             )
+            editor.card_list.set_empty_text(
+                f"Nothing to show: {file_name} cannot be read (see above)."
+            )
+            editor.problem_banner.setProperty("cause", "unreadable")
             return
-        if editor.problem_banner.property("level") == "error" and "cannot be read" in (
-            editor.problem_banner.text()
-        ):
-            editor.problem_banner.hide()
+        editor.card_list.set_empty_text(None)
+        if editor.problem_banner.property("cause") == "unreadable":
+            editor.problem_banner.hide()  # readable again
         if self.deleted:
             return
         if not status.enabled:

@@ -6,8 +6,10 @@ one writer thread. Checks while typing are engine calls too (pure and fast, debo
 
 :class:`StoreEditor` lays the editor out, turns card edits and commands into document changes,
 and runs the checks. Its helpers each do one job:
-- :mod:`.disk_sync`: following the file on disk (load, reload, merge, deletion, file banner);
-- :mod:`.saving`: writing (Save, the merge panel's save, refusals, why Save is off);
+- :mod:`.disk_sync`: following the file on disk (load, folding agent changes in, conflicts,
+  deletion, file banner); :mod:`.folding` computes the fold and resolves conflicts;
+- :mod:`.saving`: writing (Save, refusals, why Save is off);
+- :mod:`.conflicts`: the strip that shows an entry both sides changed, with the choices;
 - :mod:`.actions`: the command row (toolbar, save state, Save) and when each is enabled;
 - :mod:`.card_list`: the scrolling column of cards, in document order;
 - :mod:`.previews`: the side tabs (the prompt block, the raw file);
@@ -15,6 +17,8 @@ and runs the checks. Its helpers each do one job:
 """
 
 from __future__ import annotations
+
+import time
 
 import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -24,7 +28,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSplitter,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -33,7 +36,6 @@ from hermes_memory.memory.edits import (
     ROUND_TRIP_DRIFT,
     DraftCheck,
     EntryCheck,
-    MergeProposal,
     check_draft,
 )
 from hermes_memory.memory.entries import FILE_NAMES
@@ -44,8 +46,8 @@ from .actions import EditorActions
 from .banner import Banner
 from .card import EntryCard, focus_card
 from .card_list import CardList
+from .conflicts import ConflictBar
 from .disk_sync import DiskSync
-from .merge_panel import MergePanel
 from .meter import CapacityMeter
 from .model import EntryDocument
 from .previews import PreviewTabs
@@ -56,6 +58,10 @@ from .style import editor_stylesheet
 CHECK_DELAY_MS = 150
 #: How long the "updated from disk" and "saved" notes stay up.
 NOTE_MS = 8000
+#: A conflict with the agent waits until the person has not typed for this long.
+PAUSE_MS = 1500
+#: How long cards the agent added or changed stay highlighted.
+ARRIVED_MS = 6000
 
 TITLES = {
     "memory": ("Agent notes", "the agent's own notes: environment, conventions, lessons"),
@@ -71,8 +77,8 @@ class StoreEditor(QWidget):
     sig_checked = Signal()  # the engine checked the current draft
     sig_saved = Signal(dict)  # a save or merge was written (the engine's payload)
     sig_refused = Signal(str)  # the engine refused a write: its message
-    sig_merge_shown = Signal(object)  # a MergeProposal the person must resolve
-    sig_reloaded = Signal(str)  # a clean reload from disk: the note shown
+    sig_conflicts_shown = Signal(list)  # the Conflicts the person must decide (shown after a pause)
+    sig_reloaded = Signal(str)  # changes on disk were folded in: the note shown
     sig_deleted = Signal()  # the file vanished under the editor
 
     def __init__(self, workspace: Workspace, target: str, parent: QWidget | None = None):
@@ -96,6 +102,14 @@ class StoreEditor(QWidget):
         self._note_timer = QTimer(self)
         self._note_timer.setSingleShot(True)
         self._note_timer.setInterval(NOTE_MS)
+        self.last_key = 0.0  # time.monotonic() of the last keystroke in a card
+        self._pause_timer = QTimer(self)
+        self._pause_timer.setSingleShot(True)
+        self._pause_timer.timeout.connect(self.show_conflicts)
+        self._arrived_timer = QTimer(self)
+        self._arrived_timer.setSingleShot(True)
+        self._arrived_timer.setInterval(ARRIVED_MS)
+        self._arrived_timer.timeout.connect(self._clear_arrived)
 
         self._build()
         self._note_timer.timeout.connect(self.note_banner.hide)
@@ -144,6 +158,8 @@ class StoreEditor(QWidget):
         self.normalise_action = self.commands.normalise
         self.save_action = self.commands.save
 
+        self.conflict_bar = ConflictBar(self)
+        self.conflict_bar.sig_choice.connect(self.disk.resolve)
         self.note_banner = Banner(self)
         self.problem_banner = Banner(self)  # refusals and read errors
         self.file_banner = Banner(self)  # drift, deletion, disabled store
@@ -171,14 +187,6 @@ class StoreEditor(QWidget):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([640, 460])  # the preview's 46-character rules fit unwrapped
 
-        self.merge_panel = MergePanel(self)
-        self.merge_panel.sig_save.connect(self.saver.save_merge)
-        self.merge_panel.sig_adopt.connect(self._adopt_merge)
-
-        self.stack = QStackedWidget(self)
-        self.stack.addWidget(self.splitter)
-        self.stack.addWidget(self.merge_panel)
-
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 8)
         layout.setSpacing(6)
@@ -187,8 +195,9 @@ class StoreEditor(QWidget):
         layout.addLayout(self.commands.row)
         layout.addWidget(self.file_banner)
         layout.addWidget(self.problem_banner)
+        layout.addWidget(self.conflict_bar)
         layout.addWidget(self.note_banner)
-        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.splitter, 1)
 
     # --- status from disk (see .disk_sync) ---------------------------------------------
     def _on_status(self, status: StoreStatus) -> None:
@@ -225,12 +234,21 @@ class StoreEditor(QWidget):
             self.target, check, self.status.enabled if self.status else True, self.document.dirty
         )
         self.update_actions()
+        if self.problem_banner.property("cause") == "refusal" and (
+            not self.document.dirty
+            or (not check.blocking() and not check.over_budget)
+        ):
+            self.problem_banner.hide()  # what it was about is fixed
         self.sig_checked.emit()
 
     # --- cards ------------------------------------------------------------------------------
     def _sync_cards(self) -> None:
         """Make the card widgets match the document; forget ticks and focus on cards gone."""
         self.card_list.sync(self.document.cards, self.selected)
+        if self.disk.conflicts and not self.conflict_bar.isHidden():
+            marked = {uid for conflict in self.disk.conflicts for uid in conflict.uids}
+            for uid, card in self.card_list.cards.items():
+                card.set_conflict(uid in marked)
         wanted = {card.uid for card in self.document.cards}
         self.selected &= wanted
         if self.current_uid not in wanted:
@@ -247,7 +265,6 @@ class StoreEditor(QWidget):
         card.sig_drag.connect(self._on_card_drag)
         card.sig_remove.connect(lambda uid: self.document.remove([uid]))
         card.sig_strip_invisible.connect(self.document.strip_invisible)
-        card.text_edit.setReadOnly(self.busy)
 
     def _sync_text(self, uid: int) -> None:
         card = self.card_list.cards.get(uid)
@@ -257,8 +274,12 @@ class StoreEditor(QWidget):
 
     def _on_card_edited(self, uid: int, text: str) -> None:
         cards = self.card_list.cards
-        if self.busy or uid not in cards or cards[uid] is not self.sender():
+        if uid not in cards or cards[uid] is not self.sender():
             return
+        # Typing goes on during a save: the save's result is folded onto it.
+        self.last_key = time.monotonic()
+        if self.disk.conflicts and self.conflict_bar.isHidden():
+            self._pause_timer.start(PAUSE_MS)  # wait for the person to pause
         self.document.set_text(uid, text)
         self.schedule_check()
 
@@ -357,7 +378,6 @@ class StoreEditor(QWidget):
             not self.busy
             and self.status is not None
             and not self.status.error
-            and self.stack.currentWidget() is not self.merge_panel
         )
 
     # --- actions state ------------------------------------------------------------------------
@@ -385,34 +405,68 @@ class StoreEditor(QWidget):
             on_disk=bool(status and status.exists),
             save_block=self.save_block_reason(),
         )
+        count = len(self.disk.conflicts)
+        if count and not self.busy:
+            self.commands.set_state_text(
+                f"{count} conflict{'s' if count > 1 else ''} with the agent to decide"
+                + (" (shown above)" if not self.conflict_bar.isHidden() else ": Save shows it")
+            )
 
     # --- notes and the merge view ---------------------------------------------------------------
     def show_note(self, text_html: str) -> None:
         self.note_banner.show_message("info", text_html)
         self._note_timer.start()
 
-    def show_merge(self, proposal: MergeProposal, keep: dict[str, str] | None = None) -> None:
-        limit = self.status.limit if self.status else 0
-        self.merge_panel.set_proposal(proposal, limit, keep)
-        self.stack.setCurrentWidget(self.merge_panel)
-        self.note_banner.hide()
+    def mark_arrived(self, uids) -> None:
+        """Highlight the cards the agent just added or changed, for a few seconds."""
+        for uid in uids:
+            card = self.card_list.cards.get(uid)
+            if card is not None:
+                card.set_arrived(True)
+        if uids:
+            self._arrived_timer.start()
+
+    def _clear_arrived(self) -> None:
+        for card in self.card_list.cards.values():
+            card.set_arrived(False)
+
+    # --- conflicts with the agent (see .disk_sync and .conflicts) --------------------------
+    def conflicts_changed(self) -> None:
+        """The pending conflicts changed: refresh the strip, or wait for a pause to show it."""
+        conflicts = self.disk.conflicts
+        in_conflict = {uid for conflict in conflicts for uid in conflict.uids}
+        for uid, card in self.card_list.cards.items():
+            card.set_conflict(uid in in_conflict and not self.conflict_bar.isHidden())
+        if not conflicts:
+            self._pause_timer.stop()
+            self.conflict_bar.hide()
+        elif not self.conflict_bar.isHidden():
+            self.show_conflicts()
+        else:
+            idle_ms = (time.monotonic() - self.last_key) * 1000
+            if idle_ms >= PAUSE_MS:
+                self.show_conflicts()
+            else:
+                self._pause_timer.start(int(PAUSE_MS - idle_ms))
         self.update_actions()
-        self.sig_merge_shown.emit(proposal)
 
-    def hide_merge(self) -> None:
-        self.stack.setCurrentWidget(self.splitter)
+    def show_conflicts(self) -> None:
+        """Show the first pending conflict (never taking focus from the card typed in)."""
+        self._pause_timer.stop()
+        conflicts = self.disk.conflicts
+        if not conflicts:
+            self.conflict_bar.hide()
+            return
+        numbers = {card.uid: index + 1 for index, card in enumerate(self.document.cards)}
+        mine = tuple(
+            card.text.strip() for card in self.document.cards if card.uid in conflicts[0].uids
+        )
+        self.conflict_bar.show_conflict(conflicts[0], len(conflicts), numbers, mine)
+        in_conflict = {uid for conflict in conflicts for uid in conflict.uids}
+        for uid, card in self.card_list.cards.items():
+            card.set_conflict(uid in in_conflict)
         self.update_actions()
-
-    def save_merge(self) -> None:
-        """Save the merge panel's proposal with its current choices."""
-        if self.merge_panel.proposal is not None:
-            self.saver.save_merge(self.merge_panel.proposal, self.merge_panel.choices())
-
-    def _adopt_merge(self, proposal: MergeProposal, choices: dict) -> None:
-        """Keep editing: the merged entries become the draft, against the disk's entries."""
-        self.document.adopt(proposal.theirs, proposal.resolve(choices))
-        self.hide_merge()
-        self.show_note("Merged into the editor. Review it, then save.")
+        self.sig_conflicts_shown.emit(list(conflicts))
 
     # --- writing and file-level actions (see .saving and .disk_sync) ---------------------------
     def save(self) -> None:
@@ -432,18 +486,25 @@ class StoreEditor(QWidget):
     def normalise(self) -> None:
         self.disk.normalise()
 
+    def restyle(self) -> None:
+        """Follow a theme change: the stylesheet and the cards' colours come from the palette."""
+        self.setStyleSheet(editor_stylesheet(self))
+        for card in self.card_list.cards.values():
+            card.apply_colours()
+        self.meter.update()
+
     # --- queries --------------------------------------------------------------------------------
     @property
     def dirty(self) -> bool:
         return self.document.dirty
 
     @property
-    def merging(self) -> bool:
-        return self.stack.currentWidget() is self.merge_panel
+    def conflicts(self) -> list:
+        return list(self.disk.conflicts)
 
     @property
     def busy(self) -> bool:
         return self.saver.busy
 
     def has_unsaved_work(self) -> bool:
-        return self.document.dirty or self.merging
+        return self.document.dirty or bool(self.disk.conflicts)

@@ -27,8 +27,12 @@ def usage_text(used: int, limit: int) -> str:
     return f"{used:,} / {limit:,} chars · {percent(used, limit)}%"
 
 
-def projection_text(projected: int, limit: int) -> str:
-    return f"after save: {projected:,} / {limit:,}"
+def projection_text(projected: int, used: int, limit: int) -> str:
+    """The one figure an editor with unsaved edits shows: usage after saving."""
+    return (
+        f"After save: {projected:,} / {limit:,} chars · {percent(projected, limit)}%"
+        f"  (on disk now: {used:,})"
+    )
 
 
 class CapacityMeter(QWidget):
@@ -83,8 +87,17 @@ class CapacityMeter(QWidget):
         self.update()
 
     @property
+    def projecting(self) -> bool:
+        return self.projected is not None and self.projected != self.used and not self.compact
+
+    @property
+    def shown_used(self) -> int:
+        """The count the meter is about: after saving while there are edits, else on disk."""
+        return self.projected if self.projecting else self.used
+
+    @property
     def band(self) -> str:
-        return band(self.used, self.limit)
+        return band(self.shown_used, self.limit)
 
     def text(self) -> str:
         """The meter's text, as painted."""
@@ -96,8 +109,10 @@ class CapacityMeter(QWidget):
         if self.compact:
             main = f"{self.label} {self.used:,}/{self.limit:,} · {percent(self.used, self.limit)}%"
             return main if self.enabled_store else f"{main} (off)"
-        if self.projected is not None and self.projected != self.used:
-            main = f"{main}    {projection_text(self.projected, self.limit)}"
+        if self.projecting:
+            main = projection_text(self.projected, self.used, self.limit)
+        if self.shown_used > self.limit:
+            main += f" — over budget by {self.shown_used - self.limit:,}"
         return main
 
     def _update_tooltip(self) -> None:
@@ -160,20 +175,9 @@ class CapacityMeter(QWidget):
         painter.setFont(font)
         painter.setPen(QPen(text_colour))
         align = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft
-        if self.compact or self.projected is None or self.projected == self.used:
-            painter.drawText(text_rect, align, self.text() if self.loaded else f"{self.label}: …")
-        else:
-            main = usage_text(self.used, self.limit)
-            painter.drawText(text_rect, align, main)
-            font.setBold(False)
-            painter.setFont(font)
-            projected_colour = QColor(colours.for_band(band(self.projected, self.limit)))
-            painter.setPen(QPen(projected_colour))
-            painter.drawText(
-                text_rect,
-                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
-                projection_text(self.projected, self.limit),
-            )
+        if self.band == "over" and not self.compact:
+            painter.setPen(QPen(QColor(colours.over)))  # and the words "over budget"
+        painter.drawText(text_rect, align, self.text() if self.loaded else f"{self.label}: …")
         painter.end()
 
     def _paint_bar(self, painter: QPainter, bar: QRectF, fill: QColor, track: QColor) -> None:
@@ -183,16 +187,15 @@ class CapacityMeter(QWidget):
         painter.drawRoundedRect(bar, radius, radius)
         if not self.loaded or self.limit <= 0:
             return
-        fraction = min(1.0, self.used / self.limit)
+        fraction = min(1.0, self.shown_used / self.limit)
         if fraction > 0:
             filled = QRectF(bar.left(), bar.top(), max(bar.height(), bar.width() * fraction), bar.height())
             painter.setBrush(fill)
             painter.drawRoundedRect(filled, radius, radius)
-        if self.projected is not None and self.projected != self.used:
-            # The projection as an outlined marker over the bar.
-            position = bar.left() + bar.width() * min(1.0, self.projected / self.limit)
-            colour = QColor(colours_for(self).for_band(band(self.projected, self.limit)))
-            painter.setPen(QPen(colour, 2))
+        if self.projecting:
+            # Where the file stands now, as a marker over the bar.
+            position = bar.left() + bar.width() * min(1.0, self.used / self.limit)
+            painter.setPen(QPen(self.palette().color(self.palette().ColorRole.WindowText), 2))
             painter.drawLine(int(position), int(bar.top() - 2), int(position), int(bar.bottom() + 2))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802

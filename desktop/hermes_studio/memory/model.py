@@ -14,12 +14,16 @@ import itertools
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from hermes_memory.memory.edits import DraftEntry, prepare_draft
 from hermes_memory.memory.scan import strip_invisible
+
+if TYPE_CHECKING:
+    from .folding import Fold
 
 #: Typing in one card within this many seconds of the last keystroke is one undo step.
 TYPING_MERGE_SECONDS = 1.5
@@ -140,6 +144,17 @@ class EntryDocument(QObject):
         )
         self._apply(cards)
 
+    def fold(self, fold: Fold) -> None:
+        """Take the agent's changes (see :mod:`.folding`) into the cards and into every
+        state of the undo history; the history's length and position stay as they were."""
+        for index in range(self.undo_stack.count()):
+            command = self.undo_stack.command(index)
+            if isinstance(command, _Snapshot):
+                command.before = fold.apply(command.before)
+                command.after = fold.apply(command.after)
+        self.base = tuple(fold.base)
+        self._apply(fold.current)
+
     # --- edits (undoable) ---------------------------------------------------------------
     def _push(self, after: Sequence[Card], label: str, typing_uid: int | None = None) -> None:
         after = tuple(after)
@@ -220,6 +235,10 @@ class EntryDocument(QObject):
         cards = list(self.cards)
         cards[index] = replace(cards[index], text=strip_invisible(cards[index].text))
         self._push(cards, "Remove invisible characters")
+
+    def replace_cards(self, cards: Sequence[Card], label: str) -> None:
+        """Any change to the cards as one undoable step (a conflict's resolution)."""
+        self._push(cards, label)
 
     def revert(self) -> None:
         """Back to the base (undoable, so a slip can be taken back)."""

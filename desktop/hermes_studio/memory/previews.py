@@ -55,6 +55,11 @@ class PreviewTabs:
                 "The agent does not load this store: it is disabled in config.yaml. Were it "
                 "enabled, its block would read:"
             )
+        elif dirty and check.over_budget:
+            caption = (
+                "Over budget, so this cannot be saved yet. Were it saved, the agent's system "
+                "prompt would hold exactly this block (its header caps the percentage at 100)."
+            )
         elif dirty:
             caption = (
                 "After you save: the block the agent's system prompt will hold next session, "

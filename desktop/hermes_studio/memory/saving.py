@@ -1,8 +1,11 @@
-"""How a store editor writes: Save, the merge panel's save, and the engine's refusals.
+"""How a store editor writes: Save, and the engine's refusals.
 
 Every write is an engine call run on the Workspace's one writer thread (see :mod:`.workers`).
-While it runs the editor is busy: cards are read-only, Save is off, and statuses read from
-disk wait until the write reports back. The engine decides; a refusal is shown as it says.
+While it runs the editor is busy: Save and the structural commands are off, and statuses read
+from disk wait until the write reports back; typing goes on (nothing typed is lost: what was
+typed during the save is folded onto what was saved). The engine decides; a refusal is shown
+as it says. A save that meets changes made on disk meanwhile is merged by the engine when
+nothing conflicts; a conflict is handed to the editor to show.
 """
 
 from __future__ import annotations
@@ -11,10 +14,10 @@ import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hermes_memory.memory.edits import ROUND_TRIP_DRIFT, MergeProposal
+from hermes_memory.memory.edits import ROUND_TRIP_DRIFT, MergeProposal, prepare_draft
 from hermes_memory.memory.entries import preview
 
-from .workers import Work, merge_work, save_work
+from .workers import Work, save_work
 
 if TYPE_CHECKING:
     from .editor import StoreEditor
@@ -26,6 +29,8 @@ class Saver:
     def __init__(self, editor: StoreEditor) -> None:
         self.editor = editor
         self.busy = False
+        self._submitted: dict[int, str] = {}  # uid -> the stripped text the save was given
+        self._submitted_base: tuple[str, ...] = ()  # the file as loaded when Save was pressed
 
     def block_reason(self) -> str | None:
         """Why Save is disabled now, or ``None`` when it is enabled."""
@@ -39,8 +44,6 @@ class Saver:
             return f"{editor.file_name} cannot be read, so it will not be written."
         if not status.enabled:
             return "This store is disabled in config.yaml."
-        if editor.merging:
-            return "Resolve the merge first."
         if editor.disk.deleted:
             return f"{editor.file_name} was deleted: recreate it or accept the deletion."
         if status.drift == ROUND_TRIP_DRIFT:
@@ -55,6 +58,11 @@ class Saver:
             if blocking:
                 index, message = blocking[0]
                 return f"Entry #{index + 1} cannot be saved. {message}"
+            if check.over_budget:
+                return (
+                    f"Over budget by {check.used - check.limit:,} characters: shorten, merge "
+                    "or remove entries to save."
+                )
         return None
 
     # --- the write cycle ----------------------------------------------------------------
@@ -69,9 +77,6 @@ class Saver:
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
-        for card in self.editor.card_list.cards.values():
-            card.text_edit.setReadOnly(busy)
-        self.editor.merge_panel.set_busy(busy)
         self.editor.update_actions()
 
     def _written(self, result: dict, on_done: Callable[[dict], None]) -> None:
@@ -89,6 +94,7 @@ class Saver:
         editor.problem_banner.show_message(
             "error", f"<b>Not saved.</b> {html.escape(message)}{quoted}"
         )
+        editor.problem_banner.setProperty("cause", "refusal")
         index = result.get("entry_index")
         if isinstance(index, int) and 0 <= index < len(editor.document.cards):
             editor.focus_card(editor.document.cards[index].uid)
@@ -98,45 +104,47 @@ class Saver:
     def save(self) -> None:
         """Save the draft: engine operations under the lock, never a blind overwrite."""
         editor = self.editor
+        if editor.disk.conflicts:
+            editor.show_conflicts()  # the person decides first
+            return
         editor.run_check()
         reason = self.block_reason()
         if reason is not None:
             if editor.document.dirty:
                 editor.problem_banner.show_message("error", html.escape(reason))
+                editor.problem_banner.setProperty("cause", "refusal")
             return
         document = editor.document
+        self._submitted = {card.uid: card.text.strip() for card in document.cards}
+        self._submitted_base = tuple(document.base)
         work = save_work(editor.workspace.home, editor.target, document.base, document.drafts())
         self.write(work, self._on_saved)
 
     def _on_saved(self, result: dict) -> None:
         editor = self.editor
+        submitted, self._submitted = self._submitted, {}
         if result.get("success"):
             editor.problem_banner.hide()
-            editor.document.rebase(result.get("entries", editor.document.saved_form()))
+            saved = result.get("entries", editor.document.saved_form())
+            # Fold what was saved onto the cards: keystrokes typed during the save stay as
+            # the person's edits, and what the agent wrote meanwhile arrives as its changes.
+            origins = {
+                card.uid: ((submitted[card.uid],) if submitted[card.uid] else ())
+                if card.uid in submitted
+                else card.origins
+                for card in editor.document.cards
+            }
+            base = prepare_draft(submitted.values()) if submitted else list(editor.document.base)
+            editor.disk.absorb(saved, base=base, origins=origins, quiet=True)
             editor.show_note(html.escape(result.get("message", "Saved.")))
             editor.schedule_check()
-            editor.sig_saved.emit(result)
+            # What the save changed, for the app's history: from the file as loaded to the
+            # person's entries (an undo merges in whatever the agent wrote meanwhile).
+            editor.sig_saved.emit({**result, "before": list(self._submitted_base), "after": base})
             return
         if isinstance(result.get("merge"), MergeProposal):
-            editor.show_merge(result["merge"])
+            # Someone changed the same entries meanwhile: take their side in, show the conflict.
+            editor.disk.absorb(result.get("current_entries", ()))
+            editor.show_conflicts()
             return
         self.refused(result)
-
-    # --- saving a merge -----------------------------------------------------------------
-    def save_merge(self, proposal: MergeProposal, choices: dict) -> None:
-        self.write(merge_work(self.editor.workspace.home, proposal, choices), self._on_merge_saved)
-
-    def _on_merge_saved(self, result: dict) -> None:
-        editor = self.editor
-        if result.get("success"):
-            editor.hide_merge()
-            editor.problem_banner.hide()
-            editor.document.load(result.get("entries", ()))
-            editor.show_note(html.escape(result.get("message", "Merged and saved.")))
-            editor.sig_saved.emit(result)
-            return
-        if isinstance(result.get("merge"), MergeProposal):
-            editor.show_merge(result["merge"], keep=editor.merge_panel.choices())
-            return
-        # Entry numbers count the merged result, not the editor's cards: name the text.
-        self.refused({k: v for k, v in result.items() if k != "entry_index"})

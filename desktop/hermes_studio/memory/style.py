@@ -2,7 +2,7 @@
 
 The theme module names the app's base colours; these are the semantic colours that sit on
 top, picked for contrast against the current palette (light or dark). The store editor's
-stylesheet (cards, banners, merge items, the Save button) is built here from both.
+stylesheet (cards, banners, the Save button) is built here from both.
 """
 
 from __future__ import annotations
@@ -99,6 +99,9 @@ def editor_stylesheet(widget: QWidget) -> str:
         QFrame#entryCard[changed="true"] {{ border-left: 4px solid {accent}; }}
         QFrame#entryCard[problem="true"] {{ border: 1px solid {colours.over};
                                            border-left: 4px solid {colours.over}; }}
+        QFrame#entryCard[arrived="true"] {{ border: 2px solid {colours.added}; }}
+        QFrame#entryCard[conflict="true"] {{ border: 2px dashed {colours.warning}; }}
+        QLabel#cardFlag {{ font-weight: 600; }}
         QFrame#entryCard QTextEdit {{ background: {base}; }}
         QLabel#cardNumber {{ color: {muted}; font-weight: 600; }}
         QLabel#cardGrip {{ color: {muted}; padding: 0 2px; }}
@@ -110,8 +113,6 @@ def editor_stylesheet(widget: QWidget) -> str:
         QFrame#banner[level="info"] {{ background: {colours.info_bg}; }}
         QFrame#banner[level="warning"] {{ background: {colours.warning_bg}; }}
         QFrame#banner[level="error"] {{ background: {colours.error_bg}; }}
-        QFrame#mergeItem {{ background: {base}; border: 1px solid {border};
-                            border-radius: 6px; }}
         QToolButton#saveButton {{ background: {accent}; color: {accent_text};
                                   border-radius: 4px; padding: 4px 16px;
                                   font-weight: 600; }}

@@ -27,7 +27,7 @@ class MemoryEditors(QWidget):
         for target in TARGETS:
             editor = StoreEditor(workspace, target, self)
             editor.sig_dirty_changed.connect(lambda _dirty, t=target: self._update_title(t))
-            editor.sig_merge_shown.connect(lambda _proposal, t=target: self._update_title(t))
+            editor.sig_conflicts_shown.connect(lambda _conflicts, t=target: self._update_title(t))
             self.editors[target] = editor
             self.tabs.addTab(editor, TITLES[target][0])
             self.tabs.setTabToolTip(self.tabs.count() - 1, FILE_NAMES[target])

@@ -8,13 +8,11 @@ thread); it builds a fresh :class:`MemoryStore`, so budgets and enabled flags ar
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from hermes_memory.home import HermesHome
 from hermes_memory.memory.edits import (
     DraftEntry,
-    MergeProposal,
-    apply_merge,
     recreate_file,
     save_draft,
 )
@@ -42,12 +40,9 @@ def save_work(
     home: HermesHome, target: str, base: Sequence[str], drafts: Sequence[DraftEntry]
 ) -> Work:
     base, drafts = tuple(base), tuple(drafts)
-    return _reported(lambda: save_draft(MemoryStore(home), target, base, drafts))
-
-
-def merge_work(home: HermesHome, proposal: MergeProposal, choices: Mapping[str, str]) -> Work:
-    choices = dict(choices)
-    return _reported(lambda: apply_merge(MemoryStore(home), proposal, choices))
+    return _reported(
+        lambda: save_draft(MemoryStore(home), target, base, drafts, auto_merge=True)
+    )
 
 
 def recreate_work(home: HermesHome, target: str, drafts: Sequence[DraftEntry]) -> Work:

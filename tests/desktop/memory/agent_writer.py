@@ -1,6 +1,7 @@
-"""A stand-in agent for the editor tests: adds entries through the engine at a steady pace.
+"""A stand-in agent for the editor tests, writing through the engine as the agent does.
 
-    python agent_writer.py HOME COUNT INTERVAL_SECONDS
+    python agent_writer.py HOME COUNT INTERVAL_SECONDS [PREFIX]   add COUNT entries, steadily
+    python agent_writer.py HOME --replace OLD_TEXT NEW_CONTENT     replace one entry
 
 Prints ``ready`` before the first write and ``done`` after the last; exits 3 on a refusal.
 """
@@ -12,17 +13,28 @@ from hermes_memory.home import HermesHome
 from hermes_memory.memory.store import MemoryStore
 
 
-def main(home_path: str, count: int, interval: float) -> None:
-    store = MemoryStore(HermesHome.resolve(home_path))
-    print("ready", flush=True)
+def add_steadily(store: MemoryStore, count: int, interval: float, prefix: str) -> None:
     for number in range(count):
         time.sleep(interval)
-        result = store.add("memory", f"Agent fact {number}: noted while the person edited")
+        result = store.add("memory", f"{prefix} {number}: noted while the person edited")
         if not result.get("success"):
             print(f"error {result}", flush=True)
             sys.exit(3)
+
+
+def main(argv: list[str]) -> None:
+    store = MemoryStore(HermesHome.resolve(argv[0]))
+    print("ready", flush=True)
+    if argv[1] == "--replace":
+        result = store.replace("memory", argv[2], argv[3])
+        if not result.get("success"):
+            print(f"error {result}", flush=True)
+            sys.exit(3)
+    else:
+        prefix = argv[3] if len(argv) > 3 else "Agent fact"
+        add_steadily(store, int(argv[1]), float(argv[2]), prefix)
     print("done", flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]))
+    main(sys.argv[1:])

@@ -6,9 +6,10 @@ import threading
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QMessageBox
 
 from hermes_memory.fileio import atomic_write_text
-from hermes_memory.memory.entries import char_count, serialise_entries
+from hermes_memory.memory.entries import char_count, parse_entries, serialise_entries
 from hermes_studio.main_window import MainWindow
 from hermes_studio.memory.meter import CapacityMeter, percent, projection_text, usage_text
 from hermes_studio.memory.style import DARK_COLOURS, LIGHT_COLOURS, band
@@ -26,7 +27,9 @@ def test_bands(used, limit, expected):
 def test_meter_text_uses_the_engine_counts_and_shows_over_budget_percentages():
     assert usage_text(2034, 2200) == "2,034 / 2,200 chars · 92%"
     assert percent(56, 2200) == 2 and percent(2640, 2200) == 120
-    assert projection_text(2034, 2200) == "after save: 2,034 / 2,200"
+    assert projection_text(2244, 2034, 2200) == (
+        "After save: 2,244 / 2,200 chars · 102%  (on disk now: 2,034)"
+    )
     assert LIGHT_COLOURS.over != LIGHT_COLOURS.calm and DARK_COLOURS.calm != LIGHT_COLOURS.calm
 
 
@@ -48,7 +51,8 @@ def test_meter_projection_tooltip_and_click(qtbot):
     qtbot.addWidget(full)
     full.set_usage(1000, 2200)
     full.set_projection(2034)
-    assert full.text() == "1,000 / 2,200 chars · 45%    after save: 2,034 / 2,200"
+    assert full.text() == "After save: 2,034 / 2,200 chars · 92%  (on disk now: 1,000)"
+    assert full.band == "warning"  # the band of what saving would give
     assert "After saving your edits: 2,034" in full.toolTip()
     full.grab()
 
@@ -89,20 +93,48 @@ def test_clicking_a_meter_opens_its_editor(qtbot, window):
     assert window.open_memory("memory") is window.memory.editors["memory"]
 
 
-def test_dirty_tab_title_and_closing_asks_before_discarding(qtbot, window, monkeypatch):
+def press(label: str, asked: list):
+    """Stand in for QMessageBox.exec: note the question's buttons, press ``label``."""
+
+    def exec_box(box: QMessageBox) -> int:
+        asked.append(
+            ([b.text().replace("&", "") for b in box.buttons()], box.defaultButton().text())
+        )
+        button = next(b for b in box.buttons() if b.text().replace("&", "") == label)
+        button.click()
+        return int(box.standardButton(button).value)
+
+    return exec_box
+
+
+def test_quitting_over_unsaved_edits_offers_save_discard_cancel(qtbot, window, monkeypatch, home):
     editor = window.memory.editors["memory"]
     editor.document.set_text(editor.document.cards[0].uid, "alpha, edited")
     assert window.memory.tabs.tabText(0) == "Agent notes •"
     window.show()
     qtbot.waitExposed(window)
-    asked = []
-    monkeypatch.setattr(window, "confirm_discard", lambda editors: asked.append(editors) or False)
-    window.close()
-    assert window.isVisible() and asked == [[editor]]
+    asked: list = []
+    monkeypatch.setattr(QMessageBox, "exec", press("Cancel", asked))
+    window.quit_action.trigger()
+    assert window.isVisible() and sorted(asked[0][0]) == ["Cancel", "Discard", "Save"]
     assert window.workspace.watching  # still open: the person chose to stay
-    monkeypatch.setattr(window, "confirm_discard", lambda editors: True)
-    window.close()
+    assert window.current_view() == "memory"
+
+    monkeypatch.setattr(QMessageBox, "exec", press("Save", asked))
+    window.quit_action.trigger()
     assert not window.isVisible() and not window.workspace.watching
+    assert parse_entries(home.memory_file.read_text(encoding="utf-8"))[0] == "alpha, edited"
+
+
+def test_quitting_and_discarding_writes_nothing(qtbot, window, monkeypatch, home):
+    before = home.memory_file.read_bytes()
+    editor = window.memory.editors["memory"]
+    editor.document.set_text(editor.document.cards[0].uid, "alpha, edited")
+    window.show()
+    qtbot.waitExposed(window)
+    monkeypatch.setattr(QMessageBox, "exec", press("Discard", []))
+    window.close()
+    assert not window.isVisible() and home.memory_file.read_bytes() == before
 
 
 def test_closing_the_window_stops_the_workspace_threads(qtbot, home):

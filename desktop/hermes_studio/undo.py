@@ -1,0 +1,82 @@
+"""The app's one undo stack: commands that do and revert their change through the engine.
+
+Every change a person makes through the app (pin, unpin, edit, archive, restore, delete in the
+graph; saving a memory store) is recorded as an :class:`EngineCommand` once the engine has
+done it. Undo runs the command's revert step on the Workspace's writer thread, redo runs
+its forward step again; the engine decides, under its locks, and merges anything the agent
+wrote meanwhile. A step the engine refuses (someone changed that thing since) is reported
+and the history stays where it was, so Ctrl+Z never pretends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from .workspace import Workspace
+
+Work = Callable[[], dict]
+
+
+class EngineCommand(QUndoCommand):
+    """A change already made through the engine, with the engine calls that revert and redo it."""
+
+    def __init__(
+        self, history: History, label: str, kind: str, undo_work: Work, redo_work: Work
+    ) -> None:
+        super().__init__(label)
+        self.history = history
+        self.kind = kind  # the Workspace change kind: "memory", "user" or "skills"
+        self.undo_work = undo_work
+        self.redo_work = redo_work
+        self.stamp = time.monotonic()  # when it was done: Edit ▸ Undo takes the latest first
+        # Pushed after the engine did it, so the first redo() only moves the index; so does
+        # the step that puts the index back after the engine refused an undo or redo.
+        self.skip_next = True
+
+    def redo(self) -> None:
+        if self.skip_next:
+            self.skip_next = False
+            return
+        self.history.run(self, self.redo_work, "Redo")
+
+    def undo(self) -> None:
+        if self.skip_next:
+            self.skip_next = False
+            return
+        self.history.run(self, self.undo_work, "Undo")
+
+
+class History(QObject):
+    """The stack and the engine calls behind it."""
+
+    sig_report = Signal(str, bool)  # (message, ok) after an undo or redo ran
+
+    def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.stack = QUndoStack(self)
+        self.running = 0  # undo/redo steps still on the writer thread
+
+    def record(self, label: str, kind: str, undo_work: Work, redo_work: Work) -> None:
+        """Add a change the engine has just made."""
+        self.stack.push(EngineCommand(self, label, kind, undo_work, redo_work))
+
+    def run(self, command: EngineCommand, work: Work, verb: str) -> None:
+        self.running += 1
+
+        def done(result: dict) -> None:
+            self.running -= 1
+            ok = bool(result.get("ok", result.get("success")))
+            message = str(result.get("message") or result.get("error") or "")
+            if not ok:  # nothing changed on disk: put the history back where it was
+                command.skip_next = True
+                (self.stack.redo if verb == "Undo" else self.stack.undo)()
+            self.sig_report.emit(f"{verb}: {command.text()} — {message}" if message else
+                                 f"{verb}: {command.text()}", ok)
+
+        if self.workspace.write(command.kind, work, done) is None:
+            self.running -= 1

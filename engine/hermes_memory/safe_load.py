@@ -24,11 +24,11 @@ import math
 import os
 import re
 import reprlib
-import stat
 from dataclasses import dataclass
 from typing import Any
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+from .fileio import UnsafeFileError, read_regular_bytes
+
 #: Longest digit run read as a number (Python refuses ints over 4,300 digits anyway).
 MAX_NUMBER_DIGITS = 100
 
@@ -54,33 +54,15 @@ RECORD_LIMITS = Limits(max_bytes=4 * 1024 * 1024, max_depth=64, max_nodes=500_00
 
 
 def read_bounded(path: str | os.PathLike[str], max_bytes: int) -> bytes:
-    """The bytes of a regular file of at most ``max_bytes``.
+    """The bytes of a regular file of at most ``max_bytes`` (:func:`fileio.read_regular_bytes`).
 
     ``FileNotFoundError`` and other ``OSError`` pass through; a special file or one over
-    the limit raises :class:`UnsafeDocument` without reading it (opened non-blocking, so
-    a FIFO cannot hang the call).
+    the limit raises :class:`UnsafeDocument` without reading it (a FIFO cannot hang it).
     """
-    fd = os.open(path, _READ_FLAGS)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise UnsafeDocument(f"{path} is not a regular file; it is not read.")
-        if st.st_size > max_bytes:
-            raise UnsafeDocument(_too_big(path, st.st_size, max_bytes))
-        chunks = []
-        remaining = max_bytes + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1024 * 1024))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > max_bytes:  # it grew while we read
-        raise UnsafeDocument(_too_big(path, len(data), max_bytes))
-    return data
+        return read_regular_bytes(path, max_bytes)
+    except UnsafeFileError as exc:
+        raise UnsafeDocument(str(exc)) from None
 
 
 def _too_big(path: Any, size: int, limit: int) -> str:

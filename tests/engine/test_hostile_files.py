@@ -244,10 +244,10 @@ def test_a_20_mb_usage_file_and_config_are_refused_without_parsing(skills_home):
     home.skills_usage_file.write_text('{"ok-skill": {"use_count": 1}}' + padding)
     home.config_file.write_text("memory:\n  memory_char_limit: 100\n" + "#" + padding + "\n")
     before = snapshot(home.path)
-    assert "over the" in read_usage(home).error
+    assert "is over 8,388,608 bytes" in read_usage(home).error
     config = load_memory_config(home)
     assert config.memory_char_limit == DEFAULT_MEMORY_CHAR_LIMIT
-    assert any("over the" in warning for warning in config.warnings)
+    assert any("is over" in warning and "not read" in warning for warning in config.warnings)
     assert not pin_skill(home, "ok-skill").ok
     for args in (["status"], ["skills", "list"], ["graph"]):
         assert run(home, *args)[0] == 0

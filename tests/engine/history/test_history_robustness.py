@@ -73,7 +73,8 @@ def test_unknown_and_hostile_ids(home, store):
 
 
 def test_capture_reports_an_unreadable_store_and_keeps_the_rest(home):
-    home.user_file.write_bytes(b"\x00\x01binary")
+    # a run of NUL bytes: the store refuses it as binary (a single stray NUL still loads)
+    home.user_file.write_bytes(b"\x00" * 16 + b"binary")
     home.memory_file.write_text("Readable entry", encoding="utf-8")
     from hermes_memory.history.capture import capture
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..config import MemoryConfig, load_memory_config
 from ..fileio import LockTimeout, file_lock
+from ..history.recording import writing_as
 from ..home import HermesHome
 from ..memory import entries as fmt
 from ..memory.store import MemoryStore, StoreReadError, StoreRefusal, read_store_file
@@ -137,7 +138,6 @@ def apply_memory_payload(home: HermesHome, payload: dict[str, Any],
     if target not in fmt.TARGETS:
         return {"success": False, "error": f"Invalid target '{target}'. Use 'memory' or 'user'."}
     store = MemoryStore(home)
-    store.write_origin = origin  # who made this write, for the history of the store
     disabled = _disabled(store.config, target)
     if disabled:
         return {"success": False, "error": disabled}
@@ -166,9 +166,11 @@ def apply_record(home: HermesHome, record: PendingRecord, payload: dict[str, Any
     """Write a staged record (or, for a partial approval, some of its ops)."""
     if record.problem:
         return {"success": False, "error": record.problem}
-    if record.subsystem == MEMORY:
-        return apply_memory_payload(home, payload or record.payload, origin)
-    return apply_skill_plan(home, plan_skill(home, record))
+    # History records who approved it and which session staged it (what that session taught).
+    with writing_as(origin, session=record.session_id, pending=record.id):
+        if record.subsystem == MEMORY:
+            return apply_memory_payload(home, payload or record.payload, origin)
+        return apply_skill_plan(home, plan_skill(home, record))
 
 
 def pin_memory_write(store: MemoryStore, payload: dict[str, Any]) -> MemoryPlan | dict[str, Any]:

@@ -164,3 +164,17 @@ def test_editing_the_text_of_a_pinned_replace_never_retargets_it(queue_home):
     with pytest.raises(PendingError, match="Entry changed since it was staged"):
         queue.edit("a1b2c3d4", "Project uses pnpm 9.")
     assert queue.find("a1b2c3d4").payload["content"] == "Project uses pnpm 9 with workspaces."
+
+
+def test_an_approval_is_recorded_in_history_with_its_origin_and_the_staging_session(queue_home):
+    from pending_helpers import write_upstream
+
+    from hermes_memory.history.storage import HistoryStore
+    from hermes_memory.pending import PendingQueue
+
+    payload = {"action": "add", "target": "memory", "content": "Deploys go out on Tuesdays."}
+    write_upstream(queue_home, "memory", "ab12cd34", payload, session_id="20261130_101500_feed")
+    assert PendingQueue(queue_home).approve("ab12cd34").ok
+    last = HistoryStore(queue_home).read_events().events[-1]
+    assert last["kind"] == "memory" and last["origin"] == "app"
+    assert last["session"] == "20261130_101500_feed" and last["pending"] == "ab12cd34"

@@ -66,7 +66,7 @@ def test_frozen_app_screenshots_the_demo_graph_under_xvfb(unpacked_bundle, clean
     out = tmp_path / "graph.png"
     result = run(
         [xvfb_run, "-a", "-s", "-screen 0 1280x800x24",
-         unpacked_bundle / "hermes-studio", "--demo", "--screenshot", out],
+         unpacked_bundle / "hermes-studio", "--demo", "--theme", "dark", "--screenshot", out],
         dict(clean_env, QT_QPA_PLATFORM="xcb"),
     )
     assert result.returncode == 0, result.stderr

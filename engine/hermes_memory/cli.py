@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from . import __version__
+from .fileio import read_regular_bytes
 from .home import HermesHome, HomeError
 
 EXIT_OK = 0
@@ -67,6 +68,20 @@ class CliContext:
     def read_argument(self, value: str) -> str:
         """A command argument, where ``-`` means "read standard input"."""
         return read_stdin() if value == "-" else value
+
+    def read_file_argument(self, value: str) -> str:
+        """The UTF-8 text of a FILE argument (``-``: standard input), bounded like stdin:
+        a regular file only, since a FIFO or a device would hang or never end."""
+        if value == "-":
+            return read_stdin()
+        try:
+            data = read_regular_bytes(value, MAX_INPUT_BYTES)
+        except OSError as exc:
+            raise InputError(f"cannot read {value}: {exc.strerror or exc}") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{value} is not UTF-8 text (bad byte at offset {exc.start})") from None
 
 
 def read_stdin(limit: int = MAX_INPUT_BYTES) -> str:

@@ -11,7 +11,7 @@ import argparse
 from datetime import UTC, datetime
 from typing import Any
 
-from ..cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CliContext
+from ..cli import EXIT_OK, EXIT_REFUSED, CliContext
 from .graph import build_learning_graph
 from .mutations import delete_node, edit_node, node_detail, pin_node, restore_node, unpin_node
 
@@ -139,14 +139,7 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     ctx.home.require()
-    if args.file == "-":
-        content = ctx.read_argument("-")
-    else:
-        try:
-            with open(args.file, encoding="utf-8", newline="") as handle:
-                content = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            return ctx.error(f"cannot read {args.file}: {exc}", EXIT_USAGE)
+    content = ctx.read_file_argument(args.file)
     return _report(ctx, edit_node(ctx.home, args.id, content))
 
 

@@ -8,7 +8,6 @@ queue), 2 usage.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..cli import EXIT_OK, EXIT_REFUSED, CliContext, add_json_flag
 from .applying import Context
@@ -188,10 +187,7 @@ def cmd_reject(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_edit(args: argparse.Namespace, ctx: CliContext) -> int:
     ctx.home.require()
-    try:
-        text = ctx.read_argument("-") if args.source == "-" else Path(args.source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return ctx.error(f"could not read {args.source}: {exc}")
+    text = ctx.read_file_argument(args.source)
     try:
         decision = PendingQueue(ctx.home).edit(args.pending_id, text)
     except PendingError as exc:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..cli import EXIT_OK, EXIT_REFUSED, CliContext
 from ..config import ConfigError, get_config_value, load_memory_config, set_config_value
+from ..fileio import MAX_SETTINGS_BYTES, read_regular_bytes
 from ..home import HermesHome
 from .base import BUILTIN_PROVIDER_NAME, MemoryProvider
 from .discovery import ProviderInfo, ProviderLoadError, discover_providers, load_provider
@@ -55,7 +56,9 @@ def _yes_no(flag: bool) -> str:
 def _dotenv_names(home: HermesHome) -> set[str]:
     """Variable names assigned in ``<home>/.env`` (values are never read into output)."""
     try:
-        lines = home.env_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        # bounded, regular files only: a FIFO or a device named .env must not hang the command
+        raw = read_regular_bytes(home.env_file, MAX_SETTINGS_BYTES)
+        lines = raw.decode("utf-8", errors="replace").splitlines()
     except OSError:
         return set()
     names = set()

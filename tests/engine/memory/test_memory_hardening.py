@@ -319,6 +319,35 @@ def test_batch_file_that_is_a_fifo_or_a_device_is_refused(home, tmp_path):
         assert code == 2 and "not a regular file" in err, err
 
 
+
+def test_every_file_argument_refuses_fifos_devices_and_other_encodings(home, tmp_path):
+    """``node edit FILE`` and ``pending edit ID FILE`` read like ``batch FILE``: a regular
+    UTF-8 file only, bounded; a FIFO would hang and /dev/zero would never end."""
+    home.memory_file.write_text("Project uses pnpm", encoding="utf-8")
+    fifo = tmp_path / "text.md"
+    os.mkfifo(fifo)
+    latin1 = tmp_path / "latin1.md"
+    latin1.write_bytes(b"caf\xe9")
+    node_id = f"memory:memory:{fingerprint('Project uses pnpm')}"
+    before = snapshot(home.path)
+    for source, said in ((str(fifo), "not a regular file"), ("/dev/zero", "not a regular file"),
+                         (str(latin1), "not UTF-8")):  # fmt: skip
+        for args in (["node", "edit", node_id, source], ["pending", "edit", "ab12cd34", source]):
+            code, _, err = cli(home, *args, timeout=20)
+            assert code == 1 and said in err, (args, err)
+            assert_no_traceback(err)
+    assert not differences(before, snapshot(home.path))
+
+
+def test_a_fifo_named_env_is_not_read_for_provider_settings(home):
+    from hermes_memory.providers.commands import _dotenv_names
+
+    os.mkfifo(home.env_file)  # opening it for reading would block until a writer came
+    assert _dotenv_names(home) == set()
+    home.env_file.unlink()
+    home.env_file.write_text("export OPENAI_API_KEY=sk-x\nEMPTY=\n", encoding="utf-8")
+    assert _dotenv_names(home) == {"OPENAI_API_KEY"}
+
 # --- availability: tracebacks --------------------------------------------------------------------
 @pytest.mark.slow
 def test_lone_surrogates_in_arguments_and_stdin_give_messages_not_tracebacks(home):

@@ -135,7 +135,7 @@ def _split_host_port(hostport: str, text: str) -> tuple[str, int | None]:
     port = None
     if port_text:
         if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-            raise RemoteAddressError(f"{port_text!r} is not a port number (1–65535).")
+            raise RemoteAddressError(f"{port_text!r} is not a port number (1–65535) in the ssh:// address.")
         port = int(port_text)
     return host, port
 

@@ -39,9 +39,10 @@ COMMAND_NOT_FOUND = 127
 COMMAND_NOT_EXECUTABLE = 126
 
 # Names as DNS, /etc/hosts and ~/.ssh/config aliases spell them; never a leading "-".
-_HOST = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,252}$")
-_IPV6 = re.compile(r"^[0-9A-Fa-f:.]+(%[A-Za-z0-9_.-]+)?$")
-_USER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}\$?$")
+# Always used with fullmatch: "$" would let a trailing newline through.
+_HOST = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,252}")
+_IPV6 = re.compile(r"[0-9A-Fa-f:.]+(%[A-Za-z0-9_.-]+)?")
+_USER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}\$?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -98,7 +99,7 @@ def parse_ssh_url(text: str) -> SshTarget:
                 "let ssh use your key or ssh-agent."
             )
         user = unquote(userinfo)
-        if not _USER.match(user):
+        if not _USER.fullmatch(user):
             raise RemoteAddressError(
                 f"{user!r} is not a usable user name in an ssh:// address: use letters, digits, "
                 "'.', '_' or '-' (not first)."
@@ -118,7 +119,7 @@ def _split_host_port(hostport: str, text: str) -> tuple[str, int | None]:
     port_text = ""
     if hostport.startswith("["):
         host, bracket, after = hostport[1:].partition("]")
-        if not bracket or not _IPV6.match(host) or (after and not after.startswith(":")):
+        if not bracket or not _IPV6.fullmatch(host) or (after and not after.startswith(":")):
             raise RemoteAddressError(f"{text!r}: the [IPv6] host is malformed.")
         port_text = after[1:]
     else:
@@ -127,7 +128,7 @@ def _split_host_port(hostport: str, text: str) -> tuple[str, int | None]:
             raise RemoteAddressError(f"{text!r}: a ':' after the host needs a port number.")
         if not host:
             raise RemoteAddressError(f"{text!r} names no host: use ssh://[user@]host[:port]/path.")
-        if not _HOST.match(host):
+        if not _HOST.fullmatch(host):
             raise RemoteAddressError(
                 f"{host!r} is not a usable host name in an ssh:// address: use a name from DNS or "
                 "~/.ssh/config (letters, digits, '.', '_', '-'; not starting with '-'), or an IP address."

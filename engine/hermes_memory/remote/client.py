@@ -189,7 +189,6 @@ class EngineClient:
         except (OSError, ValueError):
             with self._lock:
                 self._waiting.pop(request_id, None)
-            process.wait(timeout=5)
             raise ConnectionLost(self._lost or self._why_ended(process)) from None
         if not waiter.done.wait(timeout):
             with self._lock:

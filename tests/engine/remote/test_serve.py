@@ -16,7 +16,13 @@ from remote_helpers import ENGINE_DIR, write_pending
 from hermes_memory import api
 from hermes_memory.memory.store import MemoryStore
 from hermes_memory.remote import protocol
-from hermes_memory.remote.client import CallError, ConnectionLost, EngineClient, RemoteError
+from hermes_memory.remote.client import (
+    CallError,
+    ConnectionLost,
+    EngineClient,
+    RemoteError,
+    RemoteTimeout,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -241,3 +247,27 @@ def test_killing_the_connection_mid_save_leaves_the_file_old_or_new(ssh_env, ssh
         time.sleep(0.5)
         now = store.read_entries("memory")
         assert now in (old, new), now
+
+
+SLOW_ENGINE = """
+import sys, time
+from hermes_memory import api
+def slow(home, seconds: float = 1.5):
+    time.sleep(seconds)
+    return {"slept": seconds}
+slow.__module__ = api.__name__
+api.slow = slow
+from hermes_memory.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_slow_answer_times_out_and_the_late_answer_is_dropped(remote_home):
+    argv = [sys.executable, "-c", SLOW_ENGINE, "--home", str(remote_home.path), "serve", "--stdio"]
+    client = EngineClient(argv, label="a slow engine", timeout=0.3,
+                          env={**os.environ, "PYTHONPATH": str(ENGINE_DIR)})
+    with client:
+        with pytest.raises(RemoteTimeout, match="slow on a slow engine: no answer within 0.3 s"):
+            client.call("slow")
+        assert client.request("ping", {}, 10) == {"pong": True}  # answered after the late one
+        assert client.request("slow", {"seconds": 0.01}, 10) == {"slept": 0.01}

@@ -98,7 +98,9 @@ class EngineClient:
     # --- connection --------------------------------------------------------------
     @property
     def connected(self) -> bool:
-        return self._process is not None and self._lost is None and self.hello is not None
+        process = self._process
+        return (process is not None and process.poll() is None and self._lost is None
+                and self.hello is not None)
 
     def connect(self) -> dict[str, Any]:
         """Start the process and shake hands; the server's hello (versions, home, methods)."""
@@ -189,7 +191,10 @@ class EngineClient:
         except (OSError, ValueError):
             with self._lock:
                 self._waiting.pop(request_id, None)
-            raise ConnectionLost(self._lost or self._why_ended(process)) from None
+            reason = self._lost or self._why_ended(process)
+            if process is self._process:
+                self._lost = reason
+            raise ConnectionLost(reason) from None
         if not waiter.done.wait(timeout):
             with self._lock:
                 self._waiting.pop(request_id, None)

@@ -113,6 +113,63 @@ def consolidate_propose(home: HermesHome, group_id: str, merged_text: str | None
     return propose(home, group_id, merged_text)
 
 
+
+def store_status(home: HermesHome) -> dict[str, Any]:
+    """What ``status --json`` prints: ``{"home", "profile", "provider", "stores": {target:
+    {"file", "enabled", "limit", "exists", "entries", "used", "percent", "over_budget",
+    "drift"} or {..., "error"}}, "warnings"}``."""
+    from .config import load_memory_config
+    from .memory.entries import TARGETS
+    from .memory.status import read_store_status
+
+    config = load_memory_config(home)
+    return {
+        "home": str(home.path),
+        "profile": home.profile,
+        "provider": config.provider,
+        "stores": {target: read_store_status(home, target, config).as_dict() for target in TARGETS},
+        "warnings": list(config.warnings),
+    }
+
+
+def store_entries(home: HermesHome, target: str | None = None) -> dict[str, Any]:
+    """``{target: {"entries": [{"fingerprint", "text"}], "limit"} or {"error"}}`` for one
+    store or both, as ``show --json`` lists them."""
+    from .memory import entries as fmt
+    from .memory.store import MemoryStore, StoreReadError
+
+    store = MemoryStore(home)
+    listing: dict[str, Any] = {}
+    for name in [target] if target else list(fmt.TARGETS):
+        home.store_file(name)  # an unknown target is refused by name
+        try:
+            entries = store.read_entries(name)
+        except StoreReadError as exc:
+            listing[name] = {"error": str(exc)}
+            continue
+        listing[name] = {
+            "entries": [{"fingerprint": fmt.fingerprint(e), "text": e} for e in entries],
+            "limit": store.limit(name),
+        }
+    return listing
+
+
+def store_write(
+    home: HermesHome,
+    target: str,
+    action: str | None = None,
+    content: str | None = None,
+    old_text: str | None = None,
+    operations: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """One ``memory`` tool call (add, replace, remove, or an all-or-nothing ``operations``
+    batch) under the store's lock, budget and scanner; the tool's own result payload."""
+    from .memory.store import MemoryStore
+    from .memory.tool import dispatch
+
+    return dispatch(action=action, target=target, content=content, old_text=old_text,
+                    operations=operations, store=MemoryStore(home))
+
 # --- skills and the learning graph ---------------------------------------------------
 
 
@@ -124,6 +181,12 @@ def skills_check(home: HermesHome) -> dict[str, Any]:
 
     return check_skills(home)
 
+
+def graph_build(home: HermesHome, include_all: bool = False) -> dict[str, Any]:
+    """The learning graph payload, as ``graph --json`` prints it (``--all``: every skill)."""
+    from .learning.graph import build_learning_graph
+
+    return build_learning_graph(home, include_all=include_all)
 
 # --- the staged-write queue (pending/) -----------------------------------------------
 # Every item (list, show) carries: id, kind ("memory"/"skill"), summary, origin and

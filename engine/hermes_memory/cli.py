@@ -43,6 +43,7 @@ COMMAND_MODULES = (
     "hermes_memory.review.commands",
     "hermes_memory.pending.commands",
     "hermes_memory.history.commands",
+    "hermes_memory.remote.commands",
 )
 
 
@@ -184,6 +185,11 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    home_text = args.home or os.environ.get("HERMES_HOME", "")
+    if home_text[:6].lower() == "ssh://":  # a home on another machine: run the command there
+        from .remote.ssh import run_remote_cli
+
+        return run_remote_cli(home_text, sys.argv[1:] if argv is None else argv, stdout, stderr)
     try:
         home = HermesHome.resolve(args.home, args.profile)
     except HomeError as exc:

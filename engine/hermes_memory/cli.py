@@ -31,6 +31,10 @@ MAX_INPUT_BYTES = 4 * 1024 * 1024
 class InputError(Exception):
     """Input a command cannot use (standard input too large, not UTF-8); exit 1."""
 
+
+class FileArgumentError(InputError):
+    """A FILE argument that cannot be read (missing, special, not UTF-8): a usage error, exit 2."""
+
 #: Modules exposing ``register(subparsers)``; each sub-command sets ``handler=fn`` where
 #: ``fn(args, ctx: CliContext) -> int``.
 COMMAND_MODULES = (
@@ -78,11 +82,11 @@ class CliContext:
         try:
             data = read_regular_bytes(value, MAX_INPUT_BYTES)
         except OSError as exc:
-            raise InputError(f"cannot read {value}: {exc.strerror or exc}") from None
+            raise FileArgumentError(f"cannot read {value}: {exc.strerror or exc}") from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError(f"{value} is not UTF-8 text (bad byte at offset {exc.start})") from None
+            raise FileArgumentError(f"{value} is not UTF-8 text (bad byte at offset {exc.start})") from None
 
 
 def read_stdin(limit: int = MAX_INPUT_BYTES) -> str:
@@ -198,6 +202,8 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     ctx = CliContext(home=home, json=args.json, stdout=stdout, stderr=stderr)
     try:
         return args.handler(args, ctx)
+    except FileArgumentError as exc:
+        return ctx.error(str(exc), EXIT_USAGE)
     except (HomeError, InputError) as exc:
         return ctx.error(str(exc), EXIT_REFUSED)
     except KeyboardInterrupt:

@@ -334,7 +334,7 @@ def test_every_file_argument_refuses_fifos_devices_and_other_encodings(home, tmp
                          (str(latin1), "not UTF-8")):  # fmt: skip
         for args in (["node", "edit", node_id, source], ["pending", "edit", "ab12cd34", source]):
             code, _, err = cli(home, *args, timeout=20)
-            assert code == 1 and said in err, (args, err)
+            assert code == 2 and said in err, (args, err)  # a usage error, as for batch FILE
             assert_no_traceback(err)
     assert not differences(before, snapshot(home.path))
 

@@ -8,26 +8,17 @@ the panel always hears back.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from hermes_memory import api
 from hermes_memory.home import HermesHome
 
-Work = Callable[[], dict]
+from ..engine_work import Work, reported
 
 log = logging.getLogger(__name__)
-
-
-def _reported(work: Work) -> Work:
-    def run() -> dict:
-        try:
-            return work()
-        except Exception as exc:  # the panel must leave its busy state whatever happens
-            log.exception("inbox engine call failed")
-            return {"ok": False, "error": f"Unexpected error, nothing was changed: {exc}"}
-
-    return run
+_reported = functools.partial(reported, refused={"ok": False}, nothing_done="nothing was changed", log=log)
 
 
 def count_work(home: HermesHome) -> Work:

@@ -7,8 +7,9 @@ thread); it builds a fresh :class:`MemoryStore`, so budgets and enabled flags ar
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from hermes_memory.home import HermesHome
 from hermes_memory.memory.edits import (
@@ -18,22 +19,10 @@ from hermes_memory.memory.edits import (
 )
 from hermes_memory.memory.store import MemoryStore
 
-Work = Callable[[], dict]
+from ..engine_work import Work, reported
 
 log = logging.getLogger(__name__)
-
-
-def _reported(work: Work) -> Work:
-    """Turn an engine bug into a refusal payload, so the editor always hears back."""
-
-    def run() -> dict:
-        try:
-            return work()
-        except Exception as exc:  # the editor must leave its busy state whatever happens
-            log.exception("memory editor write failed")
-            return {"success": False, "error": f"Unexpected error, nothing was saved: {exc}"}
-
-    return run
+_reported = functools.partial(reported, refused={"success": False}, nothing_done="nothing was saved", log=log)
 
 
 def save_work(

@@ -381,9 +381,18 @@ class StoreEditor(QWidget):
         )
 
     # --- actions state ------------------------------------------------------------------------
+    def alive(self) -> bool:
+        """False once Qt has deleted the editor or its undo stack: late signals and worker
+        results (the stack signals while it is destroyed, a save may finish after a close)
+        must not touch them."""
+        return (
+            shiboken6.isValid(self)
+            and shiboken6.isValid(self.document)
+            and shiboken6.isValid(self.document.undo_stack)
+        )
+
     def _on_undo_index(self, _index: int) -> None:
-        if shiboken6.isValid(self.document) and shiboken6.isValid(self.document.undo_stack):
-            self.update_actions()  # (the stack also signals while it is being destroyed)
+        self.update_actions()
 
     def _on_dirty_changed(self, dirty: bool) -> None:
         self.update_actions()
@@ -392,6 +401,8 @@ class StoreEditor(QWidget):
 
     def update_actions(self) -> None:
         """Enable the commands for the editor's state; beside Save, say where saving stands."""
+        if not self.alive():
+            return
         current = self._current()
         status = self.status
         self.commands.update(

@@ -80,6 +80,9 @@ class Saver:
         self.editor.update_actions()
 
     def _written(self, result: dict, on_done: Callable[[dict], None]) -> None:
+        # The write is on disk either way; an editor closed meanwhile has nothing to show.
+        if not self.editor.alive():
+            return
         self._set_busy(False)
         on_done(result)
         self.editor.disk.catch_up()

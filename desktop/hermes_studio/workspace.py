@@ -18,6 +18,7 @@ the folders and match names; bursts of events are debounced.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -48,6 +49,21 @@ ALL_KINDS = ("memory", "user", "config", "skills", "sessions")
 #: Quiet period after the last file event before reloading; short enough that a meter
 #: follows an agent's write well within 300 ms.
 DEBOUNCE_MS = 40
+
+
+class LocalBackend:
+    """The engine face called in-process, for a home on this machine's disk."""
+
+    def __init__(self, home: HermesHome):
+        self.home = home
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        from hermes_memory import api  # imported on the worker, off the start-up path
+
+        function = getattr(api, method, None)
+        if function is None or method.startswith("_") or not callable(function):
+            raise AttributeError(f"the engine face has no {method!r}")
+        return function(self.home, **params)
 
 
 @dataclass(frozen=True)
@@ -123,6 +139,7 @@ class Workspace(QObject):
     def __init__(self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True):
         super().__init__(parent)
         self.home = home
+        self.backend = LocalBackend(home)
         self.statuses: dict[str, StoreStatus] = {}
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="hermes-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="hermes-write")
@@ -248,6 +265,26 @@ class Workspace(QObject):
                     self.refresh_store(kind)
 
         return self._submit(self._writer, work, after)
+
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        on_done: Callable[[Any], None] | None = None,
+        *,
+        write: str | None = None,
+    ) -> Future | None:
+        """Call ``method`` of the engine face (``hermes_memory.api``) for this home.
+
+        ``params`` are its keyword arguments after ``home``: plain data, so the same call
+        can travel to a remote home. Reads run on the reader thread; ``write=KIND`` runs it
+        as a mutation of that kind on the writer thread (see :meth:`write`).
+        ``on_done(result)`` runs on the UI thread.
+        """
+        work = functools.partial(self.backend.call, method, dict(params or {}))
+        if write is not None:
+            return self.write(write, work, on_done)
+        return self.read(work, on_done)
 
     # --- stores -------------------------------------------------------------------------
     def refresh_store(self, target: str, origin: str = "app") -> None:

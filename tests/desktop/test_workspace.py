@@ -142,3 +142,41 @@ def test_reading_a_wal_history_is_not_reported_as_new_history(qtbot, home, works
         assert read_history() == 1
     qtbot.wait(300)
     assert [c.kind for c in changes if c.kind == "sessions"] == []
+
+
+def test_call_runs_an_engine_face_function_for_the_home_off_the_ui_thread(qtbot, tmp_path):
+    import threading
+
+    from hermes_memory.home import HermesHome
+    from hermes_studio.workspace import Workspace
+
+    home_dir = tmp_path / "home"
+    (home_dir / "memories").mkdir(parents=True)
+    (home_dir / "memories" / "MEMORY.md").write_text("first entry", encoding="utf-8")
+    workspace = Workspace(HermesHome.resolve(home_dir), watch=False)
+    try:
+        results = []
+        threads = []
+        workspace.backend.call = _recording(workspace.backend.call, threads)
+        workspace.call("store_entries", {"target": "memory"}, results.append)
+        qtbot.waitUntil(lambda: bool(results), timeout=5000)
+        assert [e["text"] for e in results[0]["memory"]["entries"]] == ["first entry"]
+        assert threads and threads[0] != threading.main_thread().name
+
+        errors = []
+        workspace.sig_error.connect(errors.append)
+        workspace.call("no_such_function", {}, results.append)
+        qtbot.waitUntil(lambda: bool(errors), timeout=5000)
+        assert "no_such_function" in errors[0]
+    finally:
+        workspace.close()
+
+
+def _recording(call, threads):
+    import threading
+
+    def record(method, params):
+        threads.append(threading.current_thread().name)
+        return call(method, params)
+
+    return record

@@ -385,3 +385,66 @@ def session_revert(home: HermesHome, session_id: str, dry_run: bool = True) -> d
 
 
 # --- session history (sessions/) -----------------------------------------------------
+# Reads answer {"ok": True, ...} or, for a missing, locked or damaged state.db and a vanished
+# session, {"ok": False, "state": "missing"|"locked"|"invalid"|"corrupt"|"vanished"|"error",
+# "error"}. The work lives in hermes_memory.sessions.browse.
+
+
+def sessions_search(home: HermesHome, query: str, limit: int = 30) -> dict:
+    """Messages matching any typed text, best first (FTS5, cron after conversations):
+    ``results`` of ``{"id", "session_id", "role", "snippet" (">>>hit<<<"), "timestamp",
+    "source", "title", "session_started"}``, with ``count``, ``sessions``, ``path``, ``note``."""
+    from .sessions import browse
+
+    return browse.search(home, query, limit)
+
+
+def sessions_recent(home: HermesHome, limit: int = 50) -> dict:
+    """The most recently active sessions, each with ``last_active`` and a ``preview``."""
+    from .sessions import browse
+
+    return browse.recent(home, limit)
+
+
+def sessions_transcript(home: HermesHome, session_id: str) -> dict:
+    """One session's messages for reading: tool calls parsed, memory and skill writes marked."""
+    from .sessions import browse
+
+    return browse.transcript(home, session_id)
+
+
+def sessions_origins(
+    home: HermesHome,
+    target: str | None = None,
+    fingerprint: str | None = None,
+    skill: str | None = None,
+) -> dict:
+    """Where a memory entry (``target`` + ``fingerprint``) or a ``skill`` came from: the
+    sessions that wrote it, each with the ``message_id`` of the write."""
+    from .sessions import browse
+
+    return browse.origins(home, target, fingerprint, skill)
+
+
+def sessions_lesson(home: HermesHome, session_id: str) -> dict:
+    """What one session taught, as links: entries (with their graph ``node_id`` while they
+    are still in the store) and skills."""
+    from .sessions import browse
+
+    return browse.lesson(home, session_id)
+
+
+def sessions_revert(home: HermesHome, session_id: str) -> dict:
+    """Revert what one session taught (see :func:`session_revert` for its dry run); the
+    result carries a ``change`` that :func:`sessions_apply_change` undoes and redoes."""
+    from .sessions import browse
+
+    return browse.revert_as_change(home, session_id)
+
+
+def sessions_apply_change(home: HermesHome, change: dict, direction: str = "undo") -> dict:
+    """Undo (``"undo"``) or redo (``"redo"``) a :func:`sessions_revert`, merging what the
+    agent wrote since."""
+    from .sessions import browse
+
+    return browse.apply_change(home, change, direction)

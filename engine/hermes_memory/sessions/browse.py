@@ -320,8 +320,10 @@ def revert_as_change(home: HermesHome, session_id: str) -> dict[str, Any]:
         name = item["skill"]
         if "ok" not in item or name not in last:
             continue
-        after = history.last_event({"kind": "skill", "skill": name, "reverts": session_id})
-        if after:
+        # an archive is marked as the revert's; a restore inside it as the restore's
+        after = history.last_event({"kind": "skill", "skill": name, "reverts": session_id}) \
+            or history.last_event({"kind": "skill", "skill": name})
+        if after and after["id"] != last[name]:
             skills.append({"skill": name, "before": last[name], "after": after["id"]})
     result["change"] = {"session": session_id, "memory": memory, "skills": skills}
     return result

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabW
 
 from hermes_memory import api
 from hermes_memory.home import HermesHome, HomeError
-from hermes_memory.memory.entries import FILE_NAMES
+from hermes_memory.memory.entries import FILE_NAMES, fingerprint
 
 from . import __version__
 from .graph import GraphPanel
@@ -36,13 +36,14 @@ from .icons import app_icon
 from .inbox import InboxPanel
 from .memory import MemoryEditors, StatusMeters
 from .memory.editor import StoreEditor
+from .sessions import SessionsPanel
 from .settings import Settings
 from .theme import MODES, Mode, apply_theme, current_mode, theme_for
 from .undo import History
 from .workspace import Workspace
 
 APP_NAME = "Hermes Memory Studio"
-VIEWS = ("graph", "memory", "inbox")
+VIEWS = ("graph", "memory", "inbox", "sessions")
 DEFAULT_SIZE = (1200, 800)
 #: Below this width the graph's filter panel folds away (View ▸ Side panels brings it back).
 NARROW_WIDTH = 1180
@@ -94,6 +95,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.memory, "Memory")
         self.inbox = InboxPanel(self.workspace, self)
         self.inbox.install(self.tabs, self.statusBar())  # its tab, badge and status-bar count
+        self.sessions = SessionsPanel(self.workspace, self)
+        self.tabs.addTab(self.sessions, "Sessions")
+        self._wire_sessions()
         self.setCentralWidget(self.tabs)
 
         self.home_label = QLabel(f"Home: {home.path}{suffix}")
@@ -204,6 +208,48 @@ class MainWindow(QMainWindow):
             if shortcut.key() == find:
                 shortcut.setEnabled(False)  # Edit ▸ Find carries it, in every tab
         self._last_undo_source: list[str] = []
+
+    def _wire_sessions(self) -> None:
+        """Sessions links open the graph and the editors; "Where this came from" in a node's
+        details or on a memory card opens the Sessions tab; a revert joins the undo stack."""
+        self.sessions.sig_open_node.connect(lambda node_id: (self.set_view("graph"), self.graph.open_node(node_id)))
+        self.sessions.sig_open_entry.connect(self.open_entry)
+        self.sessions.sig_reverted.connect(self._record_revert)
+        self.graph.details.sig_origin.connect(self.show_origin_of_node)
+        for editor in self.memory.editors.values():
+            editor.sig_origin.connect(
+                lambda text, t=editor.target: self.show_origin(target=t, fingerprint=fingerprint(text)))
+
+    def open_entry(self, target: str, text: str) -> None:
+        """Show ``target``'s editor at the entry reading ``text`` (if it is still there)."""
+        editor = self.open_memory(target)
+        card = next((c for c in editor.document.cards if c.text.strip() == text.strip()), None)
+        if card is not None:
+            editor.focus_card(card.uid)
+
+    def show_origin(self, **what: str) -> None:
+        self.set_view("sessions")
+        self.sessions.show_origins(**what)
+
+    def show_origin_of_node(self, node_id: str) -> None:
+        if node_id.startswith("memory:"):
+            parts = node_id.split(":")
+            node = self.graph.details.node or {}
+            self.show_origin(target=parts[1], fingerprint=parts[3] if len(parts) > 3 else str(node.get("fingerprint")))
+        else:
+            self.show_origin(skill=node_id)
+
+    def _record_revert(self, result: dict) -> None:
+        change = result.get("change")
+        if not result.get("ok") or not change or not (change.get("memory") or change.get("skills")):
+            return
+        call = self.workspace.backend.call
+        self.history.record(
+            f"revert what session {change['session']} taught",
+            "memory",
+            functools.partial(call, "sessions_apply_change", {"change": change, "direction": "undo"}),
+            functools.partial(call, "sessions_apply_change", {"change": change, "direction": "redo"}),
+        )
 
     def _record_graph_action(self, result: dict) -> None:
         undo, redo = result.get("undo"), result.get("redo")
@@ -437,12 +483,15 @@ class MainWindow(QMainWindow):
                 return
         self.save_settings()
         self.graph.close_panel()
+        self.sessions.close_panel()
         self.workspace.close()
         super().closeEvent(event)
 
     def grab(self, *args):  # noqa: D102 - a screenshot waits for the first graph and entries
         self.graph.wait_ready(120_000)  # a big home under load can take a while; never grab "Reading…"
         self.inbox.wait_ready(5000)
+        if self.current_view() == "sessions":
+            self.sessions.wait_ready(5000)
         deadline = time.monotonic() + 5
         loop = QEventLoop()
         while time.monotonic() < deadline and not all(

@@ -63,6 +63,7 @@ class DetailsPane(QWidget):
     sig_archive = Signal(str)
     sig_delete = Signal(str)
     sig_open_node = Signal(str)
+    sig_origin = Signal(str)  # node id: open the session(s) it came from
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -105,7 +106,10 @@ class DetailsPane(QWidget):
         self.edit_button = QPushButton("Edit…")
         self.archive_button = QPushButton("Archive…")
         self.delete_button = QPushButton("Delete…")
-        for button in (self.pin_button, self.edit_button, self.archive_button, self.delete_button):
+        self.origin_button = QPushButton("Where this came from")
+        self.origin_button.setToolTip("Open the session(s) that wrote it, at the message (Sessions tab)")
+        for button in (self.pin_button, self.edit_button, self.archive_button, self.delete_button,
+                       self.origin_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
@@ -113,6 +117,7 @@ class DetailsPane(QWidget):
         self.edit_button.clicked.connect(lambda: self._emit(self.sig_edit))
         self.archive_button.clicked.connect(lambda: self._emit(self.sig_archive))
         self.delete_button.clicked.connect(lambda: self._emit(self.sig_delete))
+        self.origin_button.clicked.connect(lambda: self._emit(self.sig_origin))
 
         self.form = QFormLayout()
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)

@@ -192,6 +192,7 @@ class EntryCard(QFrame):
     sig_drag = Signal(int)  # the person started dragging the card by its grip
     sig_remove = Signal(int)
     sig_strip_invisible = Signal(int)
+    sig_origin = Signal(int)  # "Where this came from": the session(s) that wrote it
 
     def __init__(self, uid: int, text: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -235,6 +236,9 @@ class EntryCard(QFrame):
         header.addWidget(self.count_label)
         header.addWidget(self.flag_label)
         header.addWidget(self.badge_label, 1)
+        self.origin_button = self._tool_button(
+            "⌕", "Where this came from (the session that wrote it)", lambda: self.sig_origin.emit(self.uid))
+        header.addWidget(self.origin_button)
         header.addWidget(self.up_button)
         header.addWidget(self.down_button)
         header.addWidget(self.remove_button)

@@ -80,6 +80,7 @@ class StoreEditor(QWidget):
     sig_conflicts_shown = Signal(list)  # the Conflicts the person must decide (shown after a pause)
     sig_reloaded = Signal(str)  # changes on disk were folded in: the note shown
     sig_deleted = Signal()  # the file vanished under the editor
+    sig_origin = Signal(str)  # a card's "Where this came from": its text as last read
 
     def __init__(self, workspace: Workspace, target: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -265,6 +266,7 @@ class StoreEditor(QWidget):
         card.sig_drag.connect(self._on_card_drag)
         card.sig_remove.connect(lambda uid: self.document.remove([uid]))
         card.sig_strip_invisible.connect(self.document.strip_invisible)
+        card.sig_origin.connect(lambda uid: self.sig_origin.emit(self.document.card(uid).text))
 
     def _sync_text(self, uid: int) -> None:
         card = self.card_list.cards.get(uid)

@@ -282,6 +282,7 @@ class SessionsPanel(QWidget):
         self.session_id, self.anchor = session_id, message_id
         if same:
             self._render_transcript()
+            self.sig_transcript_shown.emit(session_id)
             return
         self.expanded = set()
         self.transcript = self.lesson = None

@@ -390,13 +390,14 @@ def session_revert(home: HermesHome, session_id: str, dry_run: bool = True) -> d
 # "error"}. The work lives in hermes_memory.sessions.browse.
 
 
-def sessions_search(home: HermesHome, query: str, limit: int = 30) -> dict:
-    """Messages matching any typed text, best first (FTS5, cron after conversations):
-    ``results`` of ``{"id", "session_id", "role", "snippet" (">>>hit<<<"), "timestamp",
-    "source", "title", "session_started"}``, with ``count``, ``sessions``, ``path``, ``note``."""
+def sessions_search(home: HermesHome, query: str, limit: int = 30, order: str = "newest") -> dict:
+    """Messages matching any typed text (FTS5): ``order`` ``"newest"`` (fast while typing)
+    or ``"best"`` (relevance, cron after conversations). ``results`` of ``{"id",
+    "session_id", "role", "snippet" (">>>hit<<<"), "timestamp", "source", "title",
+    "session_started"}``, with ``count``, ``sessions``, ``order``, ``path``, ``note``."""
     from .sessions import browse
 
-    return browse.search(home, query, limit)
+    return browse.search(home, query, limit, order)
 
 
 def sessions_recent(home: HermesHome, limit: int = 50) -> dict:

@@ -30,6 +30,7 @@ class LiveSearch(QObject):
         self.serial = 0  # of the newest query asked for
         self.shown = 0  # of the newest answer handed out
         self.in_flight = False
+        self.order = "newest"  # or "best" (relevance: ranks every match, slower for common words)
         self._waiting: tuple[int, str] | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -61,7 +62,7 @@ class LiveSearch(QObject):
         self._waiting = None
         self.in_flight = True
         if query.strip():
-            method, params = "sessions_search", {"query": query, "limit": LIMIT}
+            method, params = "sessions_search", {"query": query, "limit": LIMIT, "order": self.order}
         else:
             method, params = "sessions_recent", {"limit": LIMIT}
         future = self.workspace.call(method, params, lambda result: self._answered(serial, query, result))

@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -122,6 +123,11 @@ class SessionsPanel(QWidget):
         self.search_box.setClearButtonEnabled(True)
         self.search_box.setAccessibleName("Search sessions")
         self.search_box.installEventFilter(self)
+        self.order_box = QComboBox(self)
+        self.order_box.setAccessibleName("Order of the matches")
+        self.order_box.addItem("Newest first", "newest")
+        self.order_box.addItem("Best match first", "best")
+        self.order_box.setToolTip("Best match ranks every match, which takes longer for common words")
         self.state = _label("sessionsState")
         self.origins = _label("sessionsOrigins", rich=True)
         self.origins.linkActivated.connect(self._link)
@@ -134,6 +140,7 @@ class SessionsPanel(QWidget):
         self.results.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.results.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.results.setWordWrap(True)
+        self.results.setUniformItemSizes(True)
         self.results.currentItemChanged.connect(self._current_changed)
         self.results.itemActivated.connect(lambda item: self._open_item(item, focus=True))
 
@@ -171,7 +178,10 @@ class SessionsPanel(QWidget):
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setSizes([420, 680])
         layout = QVBoxLayout(self)
-        layout.addWidget(self.search_box)
+        search_row = QHBoxLayout()
+        search_row.addWidget(self.search_box, 1)
+        search_row.addWidget(self.order_box)
+        layout.addLayout(search_row)
         layout.addWidget(self.state)
         layout.addWidget(self.origins)
         layout.addWidget(self.splitter, 1)
@@ -179,6 +189,7 @@ class SessionsPanel(QWidget):
         self.live = LiveSearch(workspace, self)
         self.live.sig_answer.connect(self._show_answer)
         self.search_box.textChanged.connect(self.live.ask)
+        self.order_box.currentIndexChanged.connect(self._order_changed)
         self._retry = QTimer(self)
         self._retry.setSingleShot(True)
         self._retry.setInterval(LOCKED_RETRY_MS)
@@ -201,6 +212,11 @@ class SessionsPanel(QWidget):
     def refresh(self) -> None:
         """Search again for what is typed (new messages, a lock released)."""
         self.live.ask(self.search_box.text(), now=True)
+
+    def _order_changed(self, _index: int) -> None:
+        self.live.order = str(self.order_box.currentData())
+        if self.search_box.text().strip():
+            self.refresh()
 
     def _on_change(self, change: Change) -> None:
         if change.kind == "sessions" and self.isVisible():
@@ -238,6 +254,7 @@ class SessionsPanel(QWidget):
                 self._add_row(render.result_html(hit), hit["session_id"], hit["id"])
             found = answer["count"]
             note = f" ({answer['note']})" if answer.get("note") else ""
+            note = (", newest first" if answer.get("order") == "newest" else ", best match first") + note
             self.state.setText(
                 f"{found} matching message{'s' if found != 1 else ''} in {answer['sessions']} "
                 f"session{'s' if answer['sessions'] != 1 else ''}{note}" if found

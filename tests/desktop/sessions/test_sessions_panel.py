@@ -140,7 +140,9 @@ def test_a_vanished_session_is_a_clear_state(panel, demo_home, qtbot):
     with qtbot.waitSignal(panel.sig_transcript_shown, timeout=5000):
         panel.open_session("20260420_001", 3)
     assert "That session is gone" in panel.view.toPlainText()
-    assert not panel.revert_button.isEnabled()
+    # what it taught is in history, not in state.db: still listed (and revertable)
+    qtbot.waitUntil(lambda: panel.lesson is not None, timeout=5000)
+    assert "What it taught" in panel.lesson_label.text() and "Dana Okafor" in panel.lesson_label.text()
     with qtbot.waitSignal(panel.sig_transcript_shown, timeout=5000):
         panel.open_session(KUBERNETES_SESSION)  # the others still read
     assert "First Kubernetes deploy" in panel.header.text()
@@ -158,3 +160,18 @@ def test_a_state_db_locked_by_the_agent_says_so_and_recovers(panel, demo_home, q
         agent.close()
     qtbot.waitUntil(lambda: "matching message" in panel.state.text(), timeout=10000)  # it retried
     assert panel.results.count() > 0
+
+
+def test_best_match_order_uses_the_engines_relevance_search(panel, qtbot):
+    answers: list[dict] = []
+    panel.live.sig_answer.connect(answers.append)
+    with qtbot.waitSignal(panel.sig_results_shown, timeout=5000,
+                          check_params_cb=lambda serial: serial == panel.live.serial):  # fmt: skip
+        qtbot.keyClicks(panel.search_box, "kubectl")
+    assert answers[-1]["order"] == "newest" and "newest first" in panel.state.text()
+    newest = [message for _, message, _ in rows(panel)]
+    assert newest == sorted(newest, reverse=True)  # ids grow with time
+    with qtbot.waitSignal(panel.sig_results_shown, timeout=5000):
+        panel.order_box.setCurrentIndex(panel.order_box.findData("best"))
+    assert answers[-1]["order"] == "best" and "best match first" in panel.state.text()
+    assert sorted(message for _, message, _ in rows(panel)) == sorted(newest)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from PySide6.QtCore import Qt
-from sessions_helpers import K8S_MEMORY, KUBERNETES_SESSION
+from sessions_tab_helpers import K8S_MEMORY, KUBERNETES_SESSION
 
 from hermes_memory.memory.entries import fingerprint
 from hermes_memory.memory.store import MemoryStore

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
-from sessions_helpers import K8S_MEMORY, K8S_USER, KUBERNETES_SESSION
+from sessions_tab_helpers import K8S_MEMORY, K8S_USER, KUBERNETES_SESSION
 
 from hermes_memory.memory.store import MemoryStore
 from hermes_studio import app as studio_app

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabW
 
 from hermes_memory import api
 from hermes_memory.home import HermesHome, HomeError
+from hermes_memory.learning.memory_cards import parse_memory_id
 from hermes_memory.memory.entries import FILE_NAMES, fingerprint
 
 from . import __version__
@@ -233,9 +234,9 @@ class MainWindow(QMainWindow):
 
     def show_origin_of_node(self, node_id: str) -> None:
         if node_id.startswith("memory:"):
-            parts = node_id.split(":")
+            card = parse_memory_id(node_id)
             node = self.graph.details.node or {}
-            self.show_origin(target=parts[1], fingerprint=parts[3] if len(parts) > 3 else str(node.get("fingerprint")))
+            self.show_origin(target=card.target, fingerprint=card.fingerprint or str(node.get("fingerprint")))
         else:
             self.show_origin(skill=node_id)
 

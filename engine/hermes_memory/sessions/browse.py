@@ -313,21 +313,15 @@ def lesson(home: HermesHome, session_id: str) -> dict[str, Any]:
     "change" ("added"/"changed"/"removed"), "node_id" (None when no longer there)}],
     "skills": [{"skill", "actions", "created", "node_id"}], "note", "calls"}``."""
     from ..history import service
+    from ..learning.memory_cards import memory_cards
 
     taught = service.taught(home, session_id)
     if not taught.get("ok"):
         return taught
-    current: dict[str, list[str]] = {}
-    for target in TARGETS:
-        try:
-            current[target] = read_store_file(home.store_file(target)).entries
-        except StoreReadError:
-            current[target] = []
+    cards = {(card.target, card.entry): card.id for card in memory_cards(home)[0]}
 
     def node_of(target: str, text: str) -> str | None:
-        if text not in current[target]:
-            return None
-        return f"memory:{target}:{current[target].index(text)}:{fingerprint(text)}"
+        return cards.get((target, text))  # the graph's id of its card, while it is there
 
     entries = []
     for target in TARGETS:

@@ -146,3 +146,23 @@ def test_the_sessions_view_renders_a_screenshot_on_the_demo_home(qapp, tmp_path,
 
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1280, 800)
+
+
+def test_a_profile_entrys_graph_link_and_its_origin_round_trip(window, qtbot):
+    sessions = window.sessions
+    window.set_view("sessions")
+    qtbot.waitUntil(lambda: sessions.lesson is not None and sessions.session_id == KUBERNETES_SESSION,
+                    timeout=5000)  # fmt: skip
+    entry = next(e for e in sessions.lesson["entries"] if e["target"] == "user")
+    assert entry["node_id"].startswith("memory:profile:")
+    sessions.lesson_label.linkActivated.emit(f"node:{entry['node_id']}")
+    details = window.graph.details
+    assert window.current_view() == "graph" and details.node_id() == entry["node_id"]
+    assert details.title.text().startswith(K8S_USER)
+
+    sessions.open_session("20260420_001")  # elsewhere, so the click below must move it
+    with qtbot.waitSignal(sessions.sig_transcript_shown, timeout=5000,
+                          check_params_cb=lambda sid: sid == KUBERNETES_SESSION):  # fmt: skip
+        qtbot.mouseClick(details.origin_button, Qt.MouseButton.LeftButton)
+    anchor = next(m for m in sessions.transcript["messages"] if m["id"] == sessions.anchor)
+    assert K8S_USER in anchor["calls"][0]["arguments"] and "USER.md" in anchor["calls"][0]["write"]["label"]

@@ -75,6 +75,7 @@ def test_window_title_and_status_bar_show_the_home(qtbot, home):
         "Learning graph",
         "Memory",
         "Inbox",
+        "Sessions",
     ]
     assert str(home.path) in window.graph.loading_label.text()
 
@@ -113,7 +114,8 @@ def test_profile_title_and_demo_marker(qtbot, home):
     )
 
 
-@pytest.mark.parametrize(("view", "tab"), [("graph", "Learning graph"), ("memory", "Memory"), ("inbox", "Inbox")])
+@pytest.mark.parametrize(("view", "tab"), [("graph", "Learning graph"), ("memory", "Memory"), ("inbox", "Inbox"),
+                                           ("sessions", "Sessions")])
 def test_view_selects_the_current_tab(qtbot, home, view, tab):
     window = MainWindow(home, view=view)
     qtbot.addWidget(window)

@@ -67,7 +67,7 @@ def test_hello_first_then_the_engine_face_by_name(raw, remote_home):
                 and getattr(fn, "__module__", "") == api.__name__}
     assert set(hello["methods"]) - {"hello", "ping"} == expected
     assert raw.request("store_status")["result"] == api.store_status(remote_home)
-    assert raw.request("pending_list")["result"]["count"] == 1
+    assert raw.request("pending_list")["result"]["count"] == 4  # the demo home's three, and one staged here
     graph = raw.request("graph_build")["result"]
     assert graph["nodes"] and graph == json.loads(json.dumps(api.graph_build(remote_home)))
 

@@ -221,6 +221,22 @@ class SessionsPanel(QWidget):
     def _on_change(self, change: Change) -> None:
         if change.kind == "sessions" and self.isVisible():
             self.refresh()
+            self._follow_transcript()
+
+    def _follow_transcript(self) -> None:
+        """Re-read the open session (the agent may be writing it), keeping the reader's place."""
+        session_id, serial = self.session_id, self._reading
+        if session_id is None or self.transcript is None:
+            return
+
+        def read(result: dict[str, Any]) -> None:
+            if serial == self._reading and result.get("ok") and result["total"] != self.transcript["total"]:
+                self.transcript = result
+                anchor, self.anchor = self.anchor, None  # stay where the reader is
+                self._render_transcript()
+                self.anchor = anchor
+
+        self._call("sessions_transcript", {"session_id": session_id}, read)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if watched is self.search_box and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):

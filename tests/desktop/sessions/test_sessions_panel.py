@@ -175,3 +175,15 @@ def test_best_match_order_uses_the_engines_relevance_search(panel, qtbot):
         panel.order_box.setCurrentIndex(panel.order_box.findData("best"))
     assert answers[-1]["order"] == "best" and "best match first" in panel.state.text()
     assert sorted(message for _, message, _ in rows(panel)) == sorted(newest)
+
+
+def test_new_sessions_and_messages_appear_without_a_click(panel, demo_home, qtbot):
+    from hermes_memory.sessions import SessionWriter
+
+    with SessionWriter(demo_home.state_db) as writer:
+        writer.append_message(KUBERNETES_SESSION, "user", "One more thing: the rollout of ledger-web too.")
+        writer.create_session("20261201_live", "telegram", extra={"title": "A live session"})
+        writer.append_message("20261201_live", "user", "Hello from the phone.")
+    qtbot.waitUntil(lambda: "ledger-web too" in panel.view.toPlainText(), timeout=10000)
+    qtbot.waitUntil(lambda: rows(panel)[0][0] == "20261201_live", timeout=10000)
+    assert panel.session_id == KUBERNETES_SESSION

@@ -77,6 +77,7 @@ class _Feed(QWidget):
 
     def add(self, card: ChangeCard, *, top: bool) -> None:
         self.column.insertWidget(0 if top else self.column.count() - 1, card)
+        card.show()  # at once, not on the layout's next pass
         if top:
             self.cards.insert(0, card)
         else:
@@ -156,7 +157,8 @@ class ChangesPanel(QWidget):
             for change in changes:
                 self.shown_ids.add(str(change.get("id")))
                 feed.add(self._card(change), top=False)
-                if change.get("verb") not in ("archived", "removed"):
+                if self.last_seen is not None and change.get("verb") not in ("archived", "removed"):
+                    # (on a first look everything is new: nothing is marked)
                     self.unseen.update(str(ref) for ref in change.get("nodes") or [])
             feed.heading.setText(self._since_heading(result))
             feed.note.setText(self._since_note(result))

@@ -83,3 +83,14 @@ def test_damaged_history_is_a_clear_refusal(home):
     (history / "events.jsonl").mkdir()  # not a file: unreadable
     result = api.changes_since(home)
     assert not result["ok"] and "not a regular file" in result["error"]
+
+
+def test_the_graph_still_builds_when_history_is_unreadable(home):
+    write_skill(home, "still-here")
+    _agent_writes(home, ["A fact."])
+    history = home.path / ".memory-studio" / "history"
+    history.mkdir(parents=True)
+    (history / "events.jsonl").mkdir()
+    payload = api.graph_build(home, include_all=True)
+    assert "still-here" in {node["id"] for node in payload["nodes"]}
+    assert all("history" not in node for node in payload["nodes"])

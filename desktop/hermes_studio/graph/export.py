@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QRectF, QSize, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
@@ -171,17 +172,21 @@ class Export(QObject):
     def _in_background(self, total: int, work: Callable[[Callable[[int], None]], bytes | None]) -> None:
         """Run ``work(progress)`` on a thread and write what it returns to the path."""
 
+        def emit(signal_name: str, *args: Any) -> None:
+            if shiboken6.isValid(self):  # the window may have closed meanwhile
+                getattr(self, signal_name).emit(*args)
+
         def run() -> None:
             try:
-                data = work(lambda done: self._sig_worker_progress.emit(done, total, "Encoding"))
-                if data is None or self.cancelled:
-                    self._sig_worker_done.emit(False, "Export cancelled; nothing was written.")
+                data = work(lambda done: emit("_sig_worker_progress", done, total, "Encoding"))
+                if data is None or self.cancelled or not shiboken6.isValid(self):
+                    emit("_sig_worker_done", False, "Export cancelled; nothing was written.")
                     return
                 write_atomically(self.path, data)
             except (ExportError, OSError, ValueError) as exc:
-                self._sig_worker_done.emit(False, f"Export failed: {exc}")
+                emit("_sig_worker_done", False, f"Export failed: {exc}")
                 return
-            self._sig_worker_done.emit(True, f"Exported {self.path.name} ({len(data):,} bytes).")
+            emit("_sig_worker_done", True, f"Exported {self.path.name} ({len(data):,} bytes).")
 
         self._thread = threading.Thread(target=run, name="hermes-export", daemon=True)
         self._thread.start()

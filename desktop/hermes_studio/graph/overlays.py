@@ -189,7 +189,7 @@ class GraphOverlays(QObject):
         view = self.view
         layout = view.layout_
         if layout is not None and layout.mode == TIMELINE and layout.rings:
-            radius = layout.rings[-1].outer + 10.0
+            radius = layout.rings[-1].outer + 16.0
             centre = QPointF(0.0, 0.0)
         else:
             rect = view.content_rect() or QRectF(-50, -50, 100, 100)

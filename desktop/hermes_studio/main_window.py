@@ -29,6 +29,8 @@ from hermes_memory.learning.memory_cards import parse_memory_id
 from hermes_memory.memory.entries import FILE_NAMES, fingerprint
 
 from . import __version__
+from .changes import ChangesPanel
+from .changes import wiring as changes_wiring
 from .graph import GraphPanel
 from .graph import actions as graph_actions
 from .graph.homes import HomeSwitcher, RecentHomes
@@ -44,7 +46,7 @@ from .undo import History
 from .workspace import Workspace
 
 APP_NAME = "Hermes Memory Studio"
-VIEWS = ("graph", "memory", "inbox", "sessions")
+VIEWS = ("graph", "memory", "inbox", "changes", "sessions")
 DEFAULT_SIZE = (1200, 800)
 #: Below this width the graph's filter panel folds away (View ▸ Side panels brings it back).
 NARROW_WIDTH = 1180
@@ -96,6 +98,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.memory, "Memory")
         self.inbox = InboxPanel(self.workspace, self)
         self.inbox.install(self.tabs, self.statusBar())  # its tab, badge and status-bar count
+        self.changes = ChangesPanel(self.workspace, self.settings, self.history, self)
+        self.tabs.addTab(self.changes, "Changes")
+        changes_wiring.connect(self)  # marks, pulses and ghost nodes on the graph
         self.sessions = SessionsPanel(self.workspace, self)
         self.tabs.addTab(self.sessions, "Sessions")
         self._wire_sessions()
@@ -418,6 +423,7 @@ class MainWindow(QMainWindow):
             if all(size > 0 for size in splitter.sizes()):
                 settings.set_splitter(name, splitter.sizes())
         settings.set_home_value(label, "view", self.current_view())
+        self.changes.save_settings()
         settings.set_home_value(label, "graph", {
             "mode": "clusters" if panel.clusters_button.isChecked() else "timeline",
             "by_kind": panel.colour_box.isChecked(),
@@ -491,6 +497,7 @@ class MainWindow(QMainWindow):
     def grab(self, *args):  # noqa: D102 - a screenshot waits for the first graph and entries
         self.graph.wait_ready(120_000)  # a big home under load can take a while; never grab "Reading…"
         self.inbox.wait_ready(5000)
+        self.changes.wait_ready(5000)
         if self.current_view() == "sessions":
             self.sessions.wait_ready(5000)
         deadline = time.monotonic() + 5

@@ -46,7 +46,8 @@ LOCAL_SHORTCUTS = [
 ]
 
 MENUS = [
-    ("&File", ["file.open_home", "file.recent", "file.profiles", "file.demo", None, "file.quit"]),
+    ("&File", ["file.open_home", "file.recent", "file.profiles", "file.demo", None, "file.export", None,
+               "file.quit"]),
     ("&Edit", ["edit.undo", "edit.redo", None, "edit.find", "edit.palette"]),
     ("&View", [
         "view.graph", "view.memory", None, "view.theme", None,
@@ -70,6 +71,7 @@ def install(window: MainWindow) -> CommandRegistry:
                 tip="The profiles of this home"))
     add(Command("file.demo", "Open the &demo home", window._open_demo_home,
                 tip="A private copy of the bundled demo home"))
+    _add_exports(window, registry)
     add(Command("file.quit", "&Quit", window.close, ["Ctrl+Q"], role=QAction.MenuRole.QuitRole,
                 tip="Close the app (asks about unsaved edits)"))
 
@@ -140,6 +142,39 @@ def install(window: MainWindow) -> CommandRegistry:
 
 
 # --- submenus --------------------------------------------------------------------------
+EXPORTS = [
+    ("file.export.png_view", "Graph as &PNG (current view)…", "png", False),
+    ("file.export.png_whole", "Graph as PNG (&whole graph)…", "png", True),
+    ("file.export.svg_view", "Graph as &SVG (current view)…", "svg", False),
+    ("file.export.svg_whole", "Graph as SVG (w&hole graph)…", "svg", True),
+    ("file.export.growth", "&Growth animation (GIF)…", "gif", False),
+]
+
+
+def _add_exports(window: MainWindow, registry: CommandRegistry) -> None:
+    """File ▸ Export: pictures of the graph and its growth animation (graph/export.py)."""
+    from .graph import export
+
+    def ready() -> bool:  # a graph to export, and one export at a time
+        job = getattr(window, "export_job", None)
+        return window.graph.data is not None and (job is None or job.finished)
+
+    ids = []
+    for command_id, name, kind, whole in EXPORTS:
+        ids.append(command_id)
+        registry.add(Command(command_id, name, lambda k=kind, w=whole: export.ask_and_export(window, k, w),
+                             enabled=ready,
+                             tip=f"Export {name.replace('&', '').rstrip('…').lower()}", keywords=("export", "save")))
+    registry.add(Command("file.export", "E&xport", submenu=lambda menu: _fill_submenu(registry, menu, ids),
+                         in_palette=False))
+
+
+def _fill_submenu(registry: CommandRegistry, menu: QMenu, ids: list[str]) -> None:
+    registry.refresh()
+    for command_id in ids:
+        menu.addAction(registry.actions[command_id])
+
+
 def _fill_recent(window: MainWindow, menu: QMenu) -> None:
     recent = RecentHomes(window.settings.qsettings)
     home = window.home

@@ -384,6 +384,54 @@ def session_revert(home: HermesHome, session_id: str, dry_run: bool = True) -> d
     return history_service.revert(home, session_id, dry_run=dry_run)
 
 
+# --- history: changes (the Changes tab's feed) ----------------------------------------
+# Items are history versions with "diff", "verb", "previous", "nodes", "pinned", "flagged"
+# and "undoable"; see hermes_memory.history.changes.
+
+
+def changes_since(
+    home: HermesHome,
+    since: float | None = None,
+    limit: int | None = None,
+    exclude_origins: list[str] | None = None,
+    capture: bool = False,
+) -> dict:
+    """Changes recorded after ``since`` (newest first) and the skills used since;
+    ``capture`` first records what someone else changed on disk."""
+    from .history import changes
+
+    def run() -> dict:
+        problems = []
+        if capture:
+            problems = history_service.capture(home).get("problems") or []
+        result = changes.since(home, since, limit, exclude_origins)
+        result["problems"] = list(problems) + list(result.get("problems") or [])
+        return result
+
+    return changes.guarded(run)()
+
+
+def changes_undo(home: HermesHome, version_id: str) -> dict:
+    """Undo one change (restore the version before it) while nothing changed it since."""
+    from .history import changes
+
+    return changes.guarded(changes.undo_change)(home, version_id)
+
+
+def changes_redo(home: HermesHome, version_id: str) -> dict:
+    """Bring a change back after :func:`changes_undo`."""
+    from .history import changes
+
+    return changes.guarded(changes.redo_change)(home, version_id)
+
+
+def changes_pin(home: HermesHome, skill: str, pinned: bool = True) -> dict:
+    """Pin (or unpin) a skill from the feed."""
+    from .history import changes
+
+    return changes.pin_skill(home, skill, pinned)
+
+
 # --- session history (sessions/) -----------------------------------------------------
 # Reads answer {"ok": True, ...} or, for a missing, locked or damaged state.db and a vanished
 # session, {"ok": False, "state": "missing"|"locked"|"invalid"|"corrupt"|"vanished"|"error",

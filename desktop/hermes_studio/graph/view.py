@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
 from .labels import BOLD, NORMAL, SMALL, Label, LabelLayer
 from .layout import TIMELINE, LayoutResult
 from .model import MEMORY, GraphData, format_date, source_label
+from .overlays import GraphOverlays
 from .style import (
     PIN_BOX,
     PIN_GOLD,
@@ -141,6 +142,7 @@ class GraphView(pg.GraphicsView):
         self.vb.sigRangeChanged.connect(self._range_changed)
         self.scene().sigMouseMoved.connect(self._mouse_moved)
         self.scene().sigMouseClicked.connect(self._mouse_clicked)
+        self.overlays = GraphOverlays(self)  # unseen changes, pulses, staged (ghost) nodes
 
     # --- public API ------------------------------------------------------------------------
     def set_canvas_style(self, style: CanvasStyle) -> None:
@@ -361,6 +363,7 @@ class GraphView(pg.GraphicsView):
         self._draw_edges()
         self._draw_focus()
         self._draw_labels()
+        self.overlays.redraw()
 
     def _draw_nodes(self) -> None:
         data = self.data

@@ -27,7 +27,7 @@ from ..sessions.provenance import memory_provenance
 from ..skills.usage import read_usage, to_epoch
 from .ledger import ledger_path
 from .recording import FOREGROUND, UNKNOWN
-from .storage import HistoryStore, apply_delta, content_hash, valid_event
+from .storage import HistoryError, HistoryStore, apply_delta, content_hash, valid_event
 from .timeline import Timeline
 
 
@@ -234,8 +234,14 @@ class GraphProvenance:
                                             "sessions": _sessions([event]), "version": event["id"]}  # fmt: skip
 
     def attach(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Add a ``history`` key to the nodes history knows (other keys untouched)."""
-        self._refresh()
+        """Add a ``history`` key to the nodes history knows (other keys untouched); an
+        unreadable history leaves the graph without it rather than without a graph."""
+        try:
+            self._refresh()
+        except HistoryError:
+            self._fixed = self._log = None
+            self._skills, self._first, self._heads = {}, {}, {}
+            return payload
         if not self._skills and not self._first:
             return payload
         for node in payload.get("nodes", ()):

@@ -1,0 +1,324 @@
+"""The Changes tab: "Since you last looked" on opening a home, and a live feed while open.
+
+On opening, the panel asks the engine (``changes_since``, after a capture of what someone
+else wrote on disk) for every version recorded since this home was last open here (a time
+kept per home in the app settings), and the skills used since. While the home is open, each
+change on disk (``Workspace.sig_changed`` with origin ``"disk"``) leads to another capture,
+and the new versions land at the top of the live feed, and the node pulses in the graph.
+
+Undo restores the version before a change through the engine (only while nothing changed it
+since), and goes on the app-wide undo stack so Ctrl+Z takes it back; Pin pins a skill the
+same way. New and changed nodes stay marked in the graph until the person opens them.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QEventLoop, Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
+
+from ..settings import Settings
+from ..undo import History
+from ..workspace import Change, Workspace
+from . import render
+from .card import ChangeCard
+
+LAST_SEEN_KEY = "changes/last_seen"
+UNSEEN_KEY = "changes/unseen"
+#: With no record of a last look (the first time here), the latest this many changes.
+FIRST_LOOK = 20
+#: At most this many changes are listed in each section (the History tab has them all).
+MAX_SHOWN = 200
+MAX_UNSEEN = 500
+LIVE_KINDS = {"memory", "user", "skills"}
+#: Equal timestamps: the next fetch starts this far back and drops the ids already shown.
+OVERLAP_SECONDS = 1.0
+
+
+def node_ref(node_id: str) -> str:
+    """A graph node id as the feed names nodes: a skill's name, an entry's fingerprint."""
+    parts = node_id.split(":")
+    return parts[3] if len(parts) == 4 and parts[0] == "memory" else node_id
+
+
+class _Feed(QWidget):
+    """A titled, scrolling column of change cards."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.heading = QLabel(title, self)
+        self.heading.setObjectName("changesHeading")
+        self.heading.setWordWrap(True)
+        font = self.heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        font.setBold(True)
+        self.heading.setFont(font)
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.inner = QWidget()
+        self.column = QVBoxLayout(self.inner)
+        self.column.setContentsMargins(0, 0, 4, 0)
+        self.column.addStretch(1)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self.inner)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 0)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.note)
+        layout.addWidget(self.scroll, 1)
+        self.cards: list[ChangeCard] = []
+
+    def add(self, card: ChangeCard, *, top: bool) -> None:
+        self.column.insertWidget(0 if top else self.column.count() - 1, card)
+        card.show()  # at once, not on the layout's next pass
+        if top:
+            self.cards.insert(0, card)
+        else:
+            self.cards.append(card)
+        while len(self.cards) > MAX_SHOWN:
+            old = self.cards.pop()
+            old.setParent(None)
+            old.deleteLater()
+
+
+class ChangesPanel(QWidget):
+    sig_ready = Signal()  # "since you last looked" is shown (or its failure)
+    sig_marks = Signal(object)  # set of node references not seen yet
+    sig_pulse = Signal(object)  # list of node references the agent just changed
+    sig_show = Signal(str)  # a node reference to show in the graph
+    sig_live = Signal(object)  # a change that arrived in the live feed
+    sig_done = Signal(object)  # the engine's answer to an Undo or Pin
+
+    def __init__(self, workspace: Workspace, settings: Settings, history: History | None = None,
+                 parent: QWidget | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.workspace = workspace
+        self.settings = settings
+        self.history = history
+        self.label = workspace.home.label
+        self.opened_at = time.time()
+        stamp = settings.home_value(self.label, LAST_SEEN_KEY)
+        self.last_seen: float | None = float(stamp) if isinstance(stamp, (int, float)) else None
+        stored = settings.home_value(self.label, UNSEEN_KEY, [])
+        self.unseen: set[str] = {str(r) for r in stored} if isinstance(stored, list) else set()
+        self.shown_ids: set[str] = set()
+        self.live_since = self.opened_at
+        self.ready = False
+        self.error: str | None = None
+        self._fetching = False
+        self._fetch_again = False
+
+        self.banner = QLabel(self)
+        self.banner.setObjectName("changesBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setTextFormat(Qt.TextFormat.PlainText)
+        self.banner.setStyleSheet("color: #d73a49; padding: 4px;")
+        self.banner.hide()
+        self.since_feed = _Feed("Since you last looked", self)
+        self.since_feed.note.setText("Reading history…")
+        self.live_feed = _Feed("Live: what the agent changes now", self)
+        self.live_feed.note.setText("Each change the agent makes while this home is open appears "
+                                    "here, with Undo.")  # fmt: skip
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.since_feed)
+        splitter.addWidget(self.live_feed)
+        splitter.setSizes([560, 560])
+        self.splitter = splitter
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.banner)
+        layout.addWidget(splitter, 1)
+        workspace.sig_changed.connect(self._on_change)
+        self.load_since()
+
+    # --- engine calls ----------------------------------------------------------------------
+    def _alive(self, callback):
+        return lambda result: callback(result) if shiboken6.isValid(self) else None
+
+    def load_since(self) -> None:
+        params: dict[str, Any] = {"since": self.last_seen, "capture": True,
+                                  "limit": FIRST_LOOK if self.last_seen is None else MAX_SHOWN}  # fmt: skip
+        self.workspace.call("changes_since", params, self._alive(self._since_loaded), write="history")
+
+    def _since_loaded(self, result: dict[str, Any]) -> None:
+        feed = self.since_feed
+        if not result.get("ok"):
+            self._show_error(str(result.get("error") or "no reason given"))
+            feed.note.setText("What changed since your last look cannot be shown until the history is readable.")
+        else:
+            changes = result.get("changes") or []
+            for change in changes:
+                self.shown_ids.add(str(change.get("id")))
+                feed.add(self._card(change), top=False)
+                if self.last_seen is not None and change.get("verb") not in ("archived", "removed"):
+                    # (on a first look everything is new: nothing is marked)
+                    self.unseen.update(str(ref) for ref in change.get("nodes") or [])
+            feed.heading.setText(self._since_heading(result))
+            feed.note.setText(self._since_note(result))
+            newest = max((float(c.get("ts") or 0) for c in changes), default=0.0)
+            self.live_since = max(self.opened_at, newest) - OVERLAP_SECONDS
+            self._trim_unseen()
+            self.sig_marks.emit(set(self.unseen))
+        self.ready = True
+        self.sig_ready.emit()
+
+    def _since_heading(self, result: dict[str, Any]) -> str:
+        if self.last_seen is None:
+            return "Since you last looked: this is the first look here"
+        return f"Since you last looked ({render.when_text(self.last_seen)})"
+
+    def _since_note(self, result: dict[str, Any]) -> str:
+        total, shown = int(result.get("total") or 0), len(result.get("changes") or [])
+        if self.last_seen is None:
+            text = (f"The latest {shown} of {total} recorded changes." if total
+                    else "No changes recorded yet: they appear here from now on.")  # fmt: skip
+        elif not total:
+            text = "Nothing changed while this home was closed."
+        else:
+            text = f"{total} change{'s' if total != 1 else ''}" + (f" (the newest {shown} shown)." if shown < total else ".")
+        used = result.get("used") or []
+        if used and self.last_seen is not None:
+            names = ", ".join(f"{u['skill']} (×{u['use_count']})" for u in used[:8])
+            text += f"\nSkills used since: {names}{' …' if len(used) > 8 else ''}."
+        problems = result.get("problems") or []
+        if problems:
+            text += f"\n{len(problems)} damaged history line(s) skipped: {problems[0]}"
+        return text
+
+    def _show_error(self, message: str) -> None:
+        self.error = message
+        self.banner.setText(f"{message}\nThe rest of the app works; the Changes tab fills in once the "
+                            "history folder (.memory-studio/history) is readable again.")  # fmt: skip
+        self.banner.show()
+
+    # --- live ------------------------------------------------------------------------------
+    def _on_change(self, change: Change) -> None:
+        if change.origin == "disk" and change.kind in LIVE_KINDS:
+            self.fetch_live()
+
+    def fetch_live(self) -> None:
+        """Capture what changed on disk and add the new versions to the live feed."""
+        if self._fetching:
+            self._fetch_again = True
+            return
+        self._fetching = True
+        params = {"since": self.live_since, "capture": True, "exclude_origins": ["app"]}
+        self.workspace.call("changes_since", params, self._alive(self._live_loaded), write="history")
+
+    def _live_loaded(self, result: dict[str, Any]) -> None:
+        self._fetching = False
+        if not result.get("ok"):
+            self._show_error(str(result.get("error") or "no reason given"))
+        else:
+            if self.error is not None:
+                self.error = None
+                self.banner.hide()
+            fresh = [c for c in reversed(result.get("changes") or []) if str(c.get("id")) not in self.shown_ids]
+            pulses: list[str] = []
+            for change in fresh:  # oldest first, so the newest ends on top
+                self.shown_ids.add(str(change.get("id")))
+                self.live_feed.add(self._card(change), top=True)
+                pulses += [str(ref) for ref in change.get("nodes") or []]
+                self.live_since = max(self.live_since, float(change.get("ts") or 0) - OVERLAP_SECONDS)
+                self.sig_live.emit(change)
+            if fresh:
+                self.live_feed.note.setText(f"{len(self.live_feed.cards)} change(s) since this home was opened.")
+                self.unseen.update(pulses)
+                self._trim_unseen()
+                self.sig_marks.emit(set(self.unseen))
+                self.sig_pulse.emit(pulses)
+        if self._fetch_again:
+            self._fetch_again = False
+            self.fetch_live()
+
+    # --- cards and their actions ------------------------------------------------------------
+    def _card(self, change: dict[str, Any]) -> ChangeCard:
+        card = ChangeCard(change)
+        card.sig_undo.connect(lambda c, card=card: self.undo_change(card))
+        card.sig_pin.connect(lambda c, card=card: self.pin_skill(card))
+        card.sig_show.connect(lambda c: self._show(c))
+        return card
+
+    def cards(self) -> list[ChangeCard]:
+        return self.since_feed.cards + self.live_feed.cards
+
+    def _show(self, change: dict[str, Any]) -> None:
+        refs = [str(ref) for ref in change.get("nodes") or []]
+        if refs:
+            self.mark_seen(refs[0])
+            self.sig_show.emit(refs[0])
+
+    @staticmethod
+    def _write_kind(change: dict[str, Any]) -> str:
+        return "skills" if change.get("kind") == "skill" else str(change.get("kind"))
+
+    def undo_change(self, card: ChangeCard) -> None:
+        change = card.change
+        kind, version = self._write_kind(change), str(change.get("id"))
+        card.set_busy(True)
+
+        def done(result: dict[str, Any]) -> None:
+            ok = bool(result.get("ok"))
+            text = str(result.get("message") if ok else result.get("error") or "refused")
+            card.set_outcome(f"Undone: {text} (Edit ▸ Undo brings it back.)" if ok else f"Not undone: {text}",
+                             ok, undone=ok)  # fmt: skip
+            if ok and self.history is not None:
+                call = self.workspace.backend.call
+                self.history.record(f"undo of {render.title(change)}", kind,
+                                    functools.partial(call, "changes_redo", {"version_id": version}),
+                                    functools.partial(call, "changes_undo", {"version_id": version}))  # fmt: skip
+            self.sig_done.emit(result)
+
+        self.workspace.call("changes_undo", {"version_id": version}, self._alive(done), write=kind)
+
+    def pin_skill(self, card: ChangeCard) -> None:
+        skill = str(card.change.get("skill"))
+        card.set_busy(True)
+
+        def done(result: dict[str, Any]) -> None:
+            ok = bool(result.get("ok"))
+            text = str(result.get("message") or result.get("error") or "")
+            card.set_outcome(text or ("Pinned." if ok else "Not pinned."), ok, pinned=ok)
+            if ok and self.history is not None:
+                call = self.workspace.backend.call
+                self.history.record(f"pin '{skill}'", "skills",
+                                    functools.partial(call, "changes_pin", {"skill": skill, "pinned": False}),
+                                    functools.partial(call, "changes_pin", {"skill": skill, "pinned": True}))  # fmt: skip
+            self.sig_done.emit(result)
+
+        self.workspace.call("changes_pin", {"skill": skill, "pinned": True}, self._alive(done), write="skills")
+
+    # --- seen ------------------------------------------------------------------------------
+    def mark_seen(self, node_id: str | None) -> None:
+        """The person opened this node: it is no longer new to them."""
+        if node_id is None:
+            return
+        ref = node_ref(node_id)
+        if ref in self.unseen:
+            self.unseen.discard(ref)
+            self.sig_marks.emit(set(self.unseen))
+
+    def _trim_unseen(self) -> None:
+        if len(self.unseen) > MAX_UNSEEN:
+            self.unseen = set(sorted(self.unseen)[:MAX_UNSEEN])
+
+    def save_settings(self) -> None:
+        """Remember now as the last look at this home, and what is still unseen."""
+        self.settings.set_home_value(self.label, LAST_SEEN_KEY, time.time())
+        self.settings.set_home_value(self.label, UNSEEN_KEY, sorted(self.unseen))
+
+    def wait_ready(self, timeout_ms: int = 5000) -> bool:
+        if not self.ready:
+            loop = QEventLoop()
+            QTimer.singleShot(timeout_ms, loop.quit)
+            self.sig_ready.connect(loop.quit)
+            loop.exec()
+            self.sig_ready.disconnect(loop.quit)
+        return self.ready

@@ -1,0 +1,96 @@
+"""The Changes feed on the engine face: what changed since a time, undo of one change
+(never over a later write), pin, and a damaged history as a clear refusal."""
+
+from __future__ import annotations
+
+import time
+
+from history_helpers import entries, write_skill
+
+from hermes_memory import api
+from hermes_memory.memory.entries import fingerprint, serialise_entries
+
+
+def _agent_writes(home, texts: list[str]) -> None:
+    """A write that bypasses the engine (as the agent's own memory tool does)."""
+    home.memory_file.write_text(serialise_entries(texts), encoding="utf-8")
+
+
+def test_changes_since_lists_diffs_origins_and_nodes(home, agent):
+    _agent_writes(home, ["First fact."])
+    api.history_capture(home)
+    mark = time.time()
+    time.sleep(0.01)
+    agent(home, "20261201_090000_abcd", [{"action": "add", "target": "memory", "content": "Second fact."}])
+    result = api.changes_since(home, since=mark, capture=True)
+    assert result["ok"], result
+    [change] = result["changes"]
+    assert change["kind"] == "memory" and change["verb"] == "added"
+    assert change["diff"]["added"] == ["Second fact."]
+    assert change["origin_label"] == "agent" and change["session"] == "20261201_090000_abcd"
+    assert change["nodes"] == [fingerprint("Second fact.")]
+    assert change["previous"] is not None and change["undoable"]
+    # nothing before the mark is listed, everything is without one
+    assert len(api.changes_since(home)["changes"]) == 2
+
+
+def test_undo_restores_exact_bytes_and_refuses_over_a_later_write(home, agent):
+    _agent_writes(home, ["First fact."])
+    api.history_capture(home)
+    before = home.memory_file.read_bytes()
+    agent(home, "s1", [{"action": "add", "target": "memory", "content": "Second fact."}])
+    change = api.changes_since(home, capture=True)["changes"][0]
+    undone = api.changes_undo(home, change["id"])
+    assert undone["ok"], undone
+    assert home.memory_file.read_bytes() == before
+    redone = api.changes_redo(home, change["id"])
+    assert redone["ok"] and entries(home) == ["First fact.", "Second fact."]
+    # a later write by the agent: undoing the older change would lose it, so it is refused
+    agent(home, "s2", [{"action": "add", "target": "memory", "content": "Third fact."}])
+    after_third = home.memory_file.read_bytes()
+    refused = api.changes_undo(home, change["id"])
+    assert not refused["ok"] and "changed again" in refused["error"]
+    assert home.memory_file.read_bytes() == after_third
+
+
+def test_skill_created_patched_and_pinned_flag(home):
+    write_skill(home, "deploy-notes")
+    api.history_capture(home)
+    created = api.changes_since(home)["changes"][0]
+    assert created["verb"] == "created" and created["nodes"] == ["deploy-notes"]
+    assert api.changes_pin(home, "deploy-notes", True)["ok"]
+    pinned_at = time.time()
+    time.sleep(0.01)
+    write_skill(home, "deploy-notes", body="Changed by the agent.\n")
+    feed = api.changes_since(home, since=pinned_at, capture=True)["changes"]
+    assert [c["verb"] for c in feed] == ["patched"]
+    assert feed[0]["pinned"] and feed[0]["flagged"]
+    assert "Changed by the agent." in feed[0]["diff"]["unified_diff"]
+
+
+def test_undo_of_a_new_skill_archives_it(home):
+    write_skill(home, "scratch")
+    created = api.changes_since(home, capture=True)["changes"][0]
+    result = api.changes_undo(home, created["id"])
+    assert result["ok"], result
+    assert not (home.skills_dir / "scratch").exists()
+    assert any(p.name.startswith("scratch") for p in (home.skills_dir / ".archive").rglob("*"))
+
+
+def test_damaged_history_is_a_clear_refusal(home):
+    history = home.path / ".memory-studio" / "history"
+    history.mkdir(parents=True)
+    (history / "events.jsonl").mkdir()  # not a file: unreadable
+    result = api.changes_since(home)
+    assert not result["ok"] and "not a regular file" in result["error"]
+
+
+def test_the_graph_still_builds_when_history_is_unreadable(home):
+    write_skill(home, "still-here")
+    _agent_writes(home, ["A fact."])
+    history = home.path / ".memory-studio" / "history"
+    history.mkdir(parents=True)
+    (history / "events.jsonl").mkdir()
+    payload = api.graph_build(home, include_all=True)
+    assert "still-here" in {node["id"] for node in payload["nodes"]}
+    assert all("history" not in node for node in payload["nodes"])

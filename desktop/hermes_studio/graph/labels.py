@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 
@@ -102,15 +102,11 @@ class LabelLayer(QGraphicsObject):
         self._sprites[index] = (pixmap, width, height, ratio)
         return pixmap, width, height
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        if not self.labels:
-            return
-        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
-        transform = painter.transform()
-        painter.save()
-        painter.resetTransform()
+    def placed_rects(self, transform: QTransform, ratio: float = 1.0) -> list[QRectF]:
+        """Where each label is drawn, in the pixels ``transform`` maps the map to."""
+        rects = []
         for index, label in enumerate(self.labels):
-            pixmap, width, height = self._sprite(index, ratio)
+            _pixmap, width, height = self._sprite(index, ratio)
             point = transform.map(QPointF(label.x, label.y))
             if label.offset > 0:
                 top = point.y() + label.offset
@@ -118,5 +114,23 @@ class LabelLayer(QGraphicsObject):
                 top = point.y() + label.offset - height
             else:
                 top = point.y() - height / 2
-            painter.drawPixmap(QPointF(round(point.x() - width / 2), round(top)), pixmap)
+            rects.append(QRectF(round(point.x() - width / 2), round(top), width, height))
+        return rects
+
+    def view_rects(self) -> list[QRectF]:
+        """Where each label is drawn in the viewport of the (first) view showing it."""
+        views = self.scene().views() if self.scene() is not None else []
+        if not views:
+            return []
+        return self.placed_rects(self.deviceTransform(views[0].viewportTransform()))
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        if not self.labels:
+            return
+        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        rects = self.placed_rects(painter.transform(), ratio)
+        painter.save()
+        painter.resetTransform()
+        for index, rect in enumerate(rects):
+            painter.drawPixmap(rect.topLeft(), self._sprite(index, ratio)[0])
         painter.restore()

@@ -302,7 +302,8 @@ class GraphView(pg.GraphicsView):
         if layout.mode == TIMELINE:
             for ring in layout.rings:
                 path.addEllipse(QPointF(0, 0), ring.outer, ring.outer)
-                labels.append(Label(0.0, ring.outer, ring.label, muted, SMALL, -1.0))
+                # inside its own band, under the outer circle (above it sat in the next ring)
+                labels.append(Label(0.0, ring.outer, ring.label, muted, SMALL, 2.0))
             if layout.rings:
                 inner = layout.rings[0].inner
                 path.addEllipse(QPointF(0, 0), inner, inner)

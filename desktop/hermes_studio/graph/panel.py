@@ -22,15 +22,17 @@ from typing import Any
 import numpy as np
 import shiboken6
 from PySide6.QtCore import QEventLoop, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QMenu, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QKeySequence, QShortcut
+from PySide6.QtWidgets import QColorDialog, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from hermes_memory.home import HermesHome
 
+from ..settings import Settings
 from ..workspace import Change, Workspace
 from . import actions
 from .actions import Undo
 from .bars import MessageBar, TopBar, WarningsBar
+from .colours import ColourBook, neutral_colour
 from .details import DetailsFeed, DetailsPane, EditorDialog
 from .filters import FilterState, growth_histogram, showing_text, visible_mask
 from .layout import CLUSTERS, TIMELINE
@@ -39,7 +41,6 @@ from .overview import overview_html
 from .pages import CanvasPages
 from .prompts import confirm_archive, confirm_delete
 from .sidebar import SidePanel
-from .style import category_colours
 from .timeline import TimelineScrubber
 from .view import GraphView
 from .workers import GraphSnapshot, GraphWorker
@@ -78,6 +79,9 @@ class GraphPanel(QWidget):
         workspace.sig_changed.connect(self._on_change)
 
         self._build()
+        # the home's colours: palette slots given so far, the person's own colours, groups
+        self.colour_book = ColourBook.from_json(Settings().home_value(self.home.label, "colours"))
+        self.view.book = self.colour_book
         # a window deleted without being closed (e.g. never shown) must not leave the
         # worker running, nor let late Workspace callbacks touch deleted widgets
         self.destroyed.connect(self.worker.abandon)
@@ -109,6 +113,10 @@ class GraphPanel(QWidget):
         side.sig_filters.connect(lambda changes: self.set_filters(**changes))
         side.sig_clear.connect(self.clear_filters)
         side.sig_restore.connect(self.restore_skill)
+        side.sig_recolour.connect(self._choose_category_colour)
+        side.sig_reset_colour.connect(lambda name: self.set_category_colour(name, None))
+        side.sig_add_group.connect(self._choose_group_colour)
+        side.sig_remove_group.connect(self.remove_colour_group)
         self.kind_combo, self.source_combo, self.pinned_box = side.kind_combo, side.source_combo, side.pinned_box
         self.from_box, self.from_date, self.to_box, self.to_date = side.from_box, side.from_date, side.to_box, side.to_date
         self.category_list, self.archived_list, self.restore_button = side.category_list, side.archived_list, side.restore_button
@@ -228,6 +236,8 @@ class GraphPanel(QWidget):
             self.mask = visible_mask(data, self.state)
         self.pages.show_graph(empty=data.size == 0)
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
+        if not same_data:
+            self._show_legend()
         if self._select_after and self._select_after in data.index:
             self.view.select(self._select_after)
             self._select_after = None
@@ -258,11 +268,58 @@ class GraphPanel(QWidget):
 
     def _fill_categories(self, data: GraphData) -> None:
         names = data.category_names()
-        colours = self.view.colours or {}
-        if not colours or set(colours) != set(names):
-            colours = category_colours(names, self.view.style_)
+        given = self.colour_book.assign(names)
+        colours = self.colour_book.category_colours(names, self.view.style_)
         if self.sidebar.fill_categories(names, colours):
             self.state = self.state.with_(categories=self.sidebar.checked_categories())
+        if given:
+            self._save_colours()
+
+    # --- colours ---------------------------------------------------------------------------
+    def _save_colours(self) -> None:
+        settings = Settings()
+        settings.set_home_value(self.home.label, "colours", self.colour_book.to_json())
+        settings.sync()
+
+    def _show_legend(self) -> None:
+        if self.data is not None:
+            style = self.view.style_
+            entries = self.colour_book.legend(self.data, self.view.colour_by, style)
+            self.sidebar.show_legend(entries, neutral_colour(style))
+
+    def _recoloured(self) -> None:
+        self._save_colours()
+        self.view.recolour()
+        self._show_legend()
+
+    def set_category_colour(self, name: str, colour: QColor | None) -> None:
+        """Draw category ``name`` in ``colour`` (None: the colour its name gives), saved for this home."""
+        self.colour_book.set_custom(name, colour)
+        self._recoloured()
+
+    def add_colour_group(self, query: str, colour: QColor) -> None:
+        """Draw every node ``query`` finds in ``colour`` (a colour group), saved for this home."""
+        self.colour_book.add_group(query, colour)
+        self._recoloured()
+
+    def remove_colour_group(self, query: str) -> None:
+        self.colour_book.remove_group(query)
+        self._recoloured()
+
+    def _choose_category_colour(self, name: str) -> None:
+        start = self.colour_book.category_colour(name, self.view.style_)
+        colour = QColorDialog.getColor(start, self, f"Colour of “{name}”")
+        if colour.isValid():
+            self.set_category_colour(name, colour)
+
+    def _choose_group_colour(self) -> None:
+        query = self.search.text().strip()
+        if not query:
+            self.message.show_message("Type a search first: its results become the colour group.")
+            return
+        colour = QColorDialog.getColor(QColor("#ffd479"), self, f"Colour of “{query}”")
+        if colour.isValid():
+            self.add_colour_group(query, colour)
 
     # --- filters ---------------------------------------------------------------------------
     def set_filters(self, **changes: Any) -> None:
@@ -326,6 +383,7 @@ class GraphPanel(QWidget):
 
     def _colour_toggled(self, by_kind: bool) -> None:
         self.view.set_colour_by("kind" if by_kind else "category")
+        self._show_legend()
 
     # --- selection and details -------------------------------------------------------------
     def _node_clicked(self, node_id: str | None) -> None:

@@ -1,7 +1,7 @@
 """Colours, glyphs and sizes of the graph: the visual encoding in one place.
 
 * glyph by kind: skill = circle, memory card = diamond; a gold pin on pinned skills;
-* colour by category (golden-angle hues, as the agent's terminal renderer) or, with the
+* colour by category (from the category's name, see :mod:`.colours`) or, with the
   toggle, by kind (skills in the accent colour, memories in its complement);
 * size by √useCount with a bump for pinned; archived/stale smaller (see
   :func:`layout.node_radius`);
@@ -11,15 +11,13 @@
 
 from __future__ import annotations
 
-import colorsys
 from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QColor, QPainterPath, QPalette
+from PySide6.QtGui import QPainterPath, QPalette
 from PySide6.QtWidgets import QApplication
 
-GOLDEN_DEGREES = 137.508
 MEMORY_CATEGORY = "memory"
 PIN_GOLD = "#f2b640"
 
@@ -78,26 +76,6 @@ def canvas_style(palette: QPalette | None = None, *, follow_theme: bool = False)
         return DARK_CANVAS
     palette = palette or QApplication.palette()
     return DARK_CANVAS if palette.window().color().lightnessF() < 0.5 else LIGHT_CANVAS
-
-
-def category_colour(position: int, dark: bool) -> QColor:
-    """The ``position``-th category's colour: hues a golden angle apart."""
-    hue = (position * GOLDEN_DEGREES + 205.0) % 360.0 / 360.0
-    lightness = 0.64 if dark else 0.50
-    r, g, b = colorsys.hls_to_rgb(hue, lightness, 0.62)
-    return QColor.fromRgbF(r, g, b)
-
-
-def category_colours(names: list[str], style: CanvasStyle) -> dict[str, QColor]:
-    colours: dict[str, QColor] = {}
-    position = 0
-    for name in names:
-        if name == MEMORY_CATEGORY:
-            colours[name] = QColor(style.memory)
-        else:
-            colours[name] = category_colour(position, style.dark)
-            position += 1
-    return colours
 
 
 def age_alpha(times: np.ndarray, newest: float | None, oldest: float | None, old: float = 0.42) -> np.ndarray:

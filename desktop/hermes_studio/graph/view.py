@@ -24,6 +24,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QKeyEvent, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
 
+from .colours import ColourBook
 from .labels import BOLD, NORMAL, SMALL, Label, LabelLayer
 from .layout import TIMELINE, LayoutResult
 from .model import MEMORY, GraphData, format_date, source_label
@@ -33,7 +34,6 @@ from .style import (
     CanvasStyle,
     age_alpha,
     canvas_style,
-    category_colours,
     pin_symbol,
 )
 
@@ -99,6 +99,7 @@ class GraphView(pg.GraphicsView):
         self.selected: int | None = None
         self.hovered: int | None = None
         self.colour_by = "category"
+        self.book = ColourBook()  # the panel hands over the home's own
         self.colours: dict[str, QColor] = {}
         self._brushes: dict[tuple[int, int, int, int], QBrush] = {}
         self._size_scale = 1.0
@@ -150,7 +151,7 @@ class GraphView(pg.GraphicsView):
         self._brushes.clear()
         self._apply_pens()
         if self.data is not None:
-            self.colours = category_colours(self.data.category_names(), style)
+            self.colours = self.book.category_colours(self.data.category_names(), style)
             self._draw_frame()
             self._refresh()
 
@@ -164,7 +165,7 @@ class GraphView(pg.GraphicsView):
         self.pos = np.asarray(layout.positions, dtype=np.float64).reshape(-1, 2)
         self.visible = visible
         if not moved_only:
-            self.colours = category_colours(data.category_names(), self.style_)
+            self.colours = self.book.category_colours(data.category_names(), self.style_)
         self.selected = data.index.get(selected_id) if selected_id is not None else None
         if self.selected is not None and not self.visible[self.selected]:
             self.selected = None
@@ -192,6 +193,13 @@ class GraphView(pg.GraphicsView):
     def set_colour_by(self, mode: str) -> None:
         self.colour_by = mode
         self._refresh()
+
+    def recolour(self) -> None:
+        """Redraw after the colour book changed (a category recoloured, a group)."""
+        if self.data is not None:
+            self.colours = self.book.category_colours(self.data.category_names(), self.style_)
+            self._draw_frame()
+            self._refresh()
 
     def select(self, node_id: str | None) -> None:
         index = None
@@ -329,21 +337,9 @@ class GraphView(pg.GraphicsView):
         return len(self.shown) <= DIM_LIMIT
 
     def _base_colours(self) -> np.ndarray:
-        """RGB per node (0–255) for the current colour mode."""
-        data = self.data
-        assert data is not None
-        n = data.size
-        rgb = np.zeros((n, 3), dtype=np.int64)
-        if self.colour_by == "kind":
-            skill = QColor(self.style_.accent).getRgb()[:3]
-            memory = QColor(self.style_.memory).getRgb()[:3]
-            rgb[:] = skill
-            rgb[data.kind == MEMORY] = memory
-            return rgb
-        names, which = np.unique(np.asarray(data.categories, dtype=object), return_inverse=True)
-        grey = QColor(128, 128, 128)
-        table = np.array([self.colours.get(str(name), grey).getRgb()[:3] for name in names], dtype=np.int64)
-        return table.reshape(-1, 3)[which.reshape(-1)] if n else rgb
+        """RGB per node (0–255) for the current colour mode (the legend reads the same book)."""
+        assert self.data is not None
+        return self.book.node_rgb(self.data, self.colour_by, self.style_)
 
     def _brush(self, r: int, g: int, b: int, a: int) -> QBrush:
         key = (r, g, b, a)

@@ -10,7 +10,7 @@ tests share:
 * source: ``learned`` (the engine's default graph), ``all`` skills, or ``base`` (bundled)
   skills only — memory cards are shown with ``learned`` and ``all``;
 * categories: a set to keep (``None`` keeps all);
-* pinned only; a date range on the learning time (inclusive; undated nodes are kept only
+* pinned only; with health problems only (the engine's ``healthCount``); a date range on the learning time (inclusive; undated nodes are kept only
   without a range);
 * the playhead (``reveal_until``): nodes learned after it are not born yet.
 """
@@ -37,6 +37,7 @@ class FilterState:
     date_from: float | None = None  # epoch seconds, inclusive
     date_to: float | None = None  # epoch seconds, inclusive
     reveal_until: float | None = None  # the timeline playhead; None = everything
+    problems_only: bool = False  # skills the engine found health problems with
 
     def with_(self, **changes: object) -> FilterState:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -78,6 +79,10 @@ def visible_mask(data: GraphData, state: FilterState) -> np.ndarray:
         mask &= np.fromiter((c in keep for c in data.categories), dtype=bool, count=n)
     if state.pinned_only:
         mask &= data.pinned
+    if state.problems_only:
+        from .health import has_problems  # (health draws with pyqtgraph; filters stay light)
+
+        mask &= has_problems(data)
     if state.date_from is not None or state.date_to is not None:
         times = data.times
         dated = ~np.isnan(times)

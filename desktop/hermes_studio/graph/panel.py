@@ -249,7 +249,7 @@ class GraphPanel(QWidget):
         self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
         self._sync_details()
         if not same_data:
-            self.details.set_overview(snapshot.overview or overview_html(data))
+            self._show_overview(snapshot.overview)
         self._awaiting_draw = True
         if not self.view.drawing:  # else once the last slice of nodes is on the canvas
             self._drawn()
@@ -261,6 +261,15 @@ class GraphPanel(QWidget):
             self.sig_ready.emit()
             # the first switch of mode will find its positions ready
             self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
+
+    def _show_overview(self, whole: str = "") -> None:
+        """The overview of what is shown: the worker's one while nothing is filtered out."""
+        if self.data is None:
+            return
+        everything = bool(self.mask.all())
+        self.details.set_overview(
+            whole if whole and everything else overview_html(self.data, None if everything else self.mask)
+        )
 
     def _update_count(self) -> None:
         total = self.data.size if self.data is not None else 0
@@ -335,6 +344,7 @@ class GraphPanel(QWidget):
         self.mask = visible_mask(self.data, self.state)
         self.view.set_visible(self.mask)
         self._update_count()
+        self._show_overview()
         if self.details.node_id() is not None and self.view.selected_id() is None:
             self.details.clear()
 

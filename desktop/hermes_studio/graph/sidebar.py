@@ -93,6 +93,9 @@ class SidePanel(QScrollArea):
         )
         self.pinned_box = QCheckBox("Pinned only")
         self.pinned_box.toggled.connect(lambda on: self._filter(pinned_only=on))
+        self.problems_box = QCheckBox("Has problems")
+        self.problems_box.setToolTip("Only skills with health problems (the dot on a node; hover it for what)")
+        self.problems_box.toggled.connect(lambda on: self._filter(problems_only=on))
         self.from_box = QCheckBox("From")
         self.to_box = QCheckBox("To")
         self.from_date = QDateEdit()
@@ -110,7 +113,8 @@ class SidePanel(QScrollArea):
         form.addWidget(self.kind_combo, 0, 1)
         form.addWidget(QLabel("Source"), 1, 0)
         form.addWidget(self.source_combo, 1, 1)
-        form.addWidget(self.pinned_box, 2, 0, 1, 2)
+        form.addWidget(self.pinned_box, 2, 0)
+        form.addWidget(self.problems_box, 2, 1)
         form.addWidget(self.from_box, 3, 0)
         form.addWidget(self.from_date, 3, 1)
         form.addWidget(self.to_box, 4, 0)
@@ -157,7 +161,9 @@ class SidePanel(QScrollArea):
 
         self.legend = QLabel(
             "● skill  ◆ memory card<br>size: √uses · gold pin: pinned<br>"
-            "faint: older, archived or stale<br><i>timeline: core = oldest · outer = newer</i>"
+            "faint: older, archived or stale<br>"
+            "<span style='color:#e5484d'>●</span><span style='color:#f5a524'>●</span>"
+            "<span style='color:#8fa3c8'>●</span> health: error, warning, note<br><i>timeline: core = oldest · outer = newer</i>"
         )
         self.legend.setObjectName("glyphLegend")
         self.legend.setWordWrap(True)
@@ -193,6 +199,7 @@ class SidePanel(QScrollArea):
         self.kind_combo.setCurrentIndex(0)
         self.source_combo.setCurrentIndex(0)
         self.pinned_box.setChecked(False)
+        self.problems_box.setChecked(False)
         self.from_box.setChecked(False)
         self.to_box.setChecked(False)
         self.check_all_categories(True)

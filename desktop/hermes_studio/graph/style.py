@@ -114,3 +114,21 @@ def pin_symbol(node_diameter: float) -> QPainterPath:
     path = path.united(needle)
     _PINS[key] = path
     return path
+
+
+BADGE_BOX = 40.0
+_BADGES: dict[int, QPainterPath] = {}
+
+
+def badge_symbol(node_diameter: float) -> QPainterPath:
+    """A health badge for a node of ``node_diameter`` pixels: a 3.4 px dot centred on the
+    node's upper-left rim, drawn in a :data:`BADGE_BOX` box (one path per whole pixel)."""
+    key = max(2, min(int(round(node_diameter)), int(BADGE_BOX) - 10))
+    path = _BADGES.get(key)
+    if path is None:
+        unit = 1.0 / BADGE_BOX
+        rim = key / 2.0 * 0.7071 * unit
+        path = QPainterPath()
+        path.addEllipse(QPointF(-rim, -rim), 3.4 * unit, 3.4 * unit)
+        _BADGES[key] = path
+    return path

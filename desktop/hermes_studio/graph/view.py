@@ -25,6 +25,7 @@ from PySide6.QtGui import QBrush, QColor, QKeyEvent, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
 
 from .colours import ColourBook
+from .health import draw_badges, problems_text
 from .labels import BOLD, NORMAL, SMALL, Label, LabelLayer
 from .layout import TIMELINE, LayoutResult
 from .model import MEMORY, GraphData, format_date, source_label
@@ -124,13 +125,15 @@ class GraphView(pg.GraphicsView):
         self.node_item.setZValue(0)
         self.mark_item = pg.ScatterPlotItem(pxMode=True, antialias=True)
         self.mark_item.setZValue(1)
+        self.badge_item = pg.ScatterPlotItem(pxMode=True, antialias=True)  # skill health
+        self.badge_item.setZValue(0.5)
         self.frame_labels = LabelLayer()
         self.frame_labels.setZValue(-9)
         self.node_labels = LabelLayer()
         self.node_labels.setZValue(3)
         for item in (
             self.frame_item, self.frame_labels, self.edge_item, self.lit_item, self.node_item,
-            self.mark_item, self.node_labels,
+            self.mark_item, self.badge_item, self.node_labels,
         ):
             self.vb.addItem(item)
         # with many edges the faint layer hides while the camera moves (level of detail)
@@ -355,6 +358,7 @@ class GraphView(pg.GraphicsView):
         self.shown = np.flatnonzero(self.visible)
         if nodes:
             self._draw_nodes()
+            draw_badges(self.badge_item, data, self.shown, self.pos, self._size_scale)
         self._draw_edges()
         self._draw_focus()
         self._draw_labels()
@@ -648,6 +652,8 @@ class GraphView(pg.GraphicsView):
             uses = int(node.get("useCount") or 0)
             if uses:
                 badges.append(f"×{uses}")
+            if problems := problems_text(node):
+                badges.append(problems)
             first = str(node.get("description") or "")
         title = html.escape(data.labels[index])
         extra = f"<br>{html.escape(first[:300])}" if first and first != data.labels[index] else ""

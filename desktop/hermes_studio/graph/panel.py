@@ -117,6 +117,7 @@ class GraphPanel(QWidget):
         side.sig_reset_colour.connect(lambda name: self.set_category_colour(name, None))
         side.sig_add_group.connect(self._choose_group_colour)
         side.sig_remove_group.connect(self.remove_colour_group)
+        side.sig_local.connect(self.set_local_depth)
         self.kind_combo, self.source_combo, self.pinned_box = side.kind_combo, side.source_combo, side.pinned_box
         self.from_box, self.from_date, self.to_box, self.to_date = side.from_box, side.from_date, side.to_box, side.to_date
         self.category_list, self.archived_list, self.restore_button = side.category_list, side.archived_list, side.restore_button
@@ -400,7 +401,26 @@ class GraphPanel(QWidget):
         if node_id is None:
             self.details.clear()
             return
+        self._move_local_graph(node_id)
         self._show_details(node_id)
+
+    # --- the local graph -------------------------------------------------------------------
+    def set_local_depth(self, depth: int) -> None:
+        """Show only the selected node and its neighbours ``depth`` steps out (0: everything)."""
+        root = self.view.selected_id() or self.state.local_root
+        if depth and root is None:
+            self.message.show_message("Select a node: the local graph shows it and its neighbours.")
+        self.set_filters(local_depth=depth, local_root=root)
+        if root is not None:
+            self.view.select(root)
+        self.view.fit(shown_only=bool(depth and root))
+
+    def _move_local_graph(self, node_id: str) -> None:
+        """With the local graph on, a newly selected node becomes its centre."""
+        if self.state.local_depth and node_id != self.state.local_root:
+            self.set_filters(local_root=node_id)
+            self.view.select(node_id)
+            self.view.fit(shown_only=True)
 
     def _node_activated(self, node_id: str) -> None:
         self.view.select(node_id)
@@ -412,6 +432,8 @@ class GraphPanel(QWidget):
         if self.data is None or node_id not in self.data.index:
             self.message.show_message(f"'{node_id}' is not in the graph (filtered out, or not learned).")
             return
+        if self.state.local_depth:
+            self._move_local_graph(node_id)
         self.view.select(node_id)
         if self.view.selected_id() == node_id:
             self._show_details(node_id)

@@ -28,11 +28,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QSlider,
     QVBoxLayout,
     QWidget,
 )
 
 from .colours import LegendEntry
+from .local import MAX_DEPTH
 from .model import GraphData
 
 
@@ -68,6 +70,7 @@ class SidePanel(QScrollArea):
     sig_reset_colour = Signal(str)  # category: back to the colour its name gives
     sig_add_group = Signal()  # colour what the search finds
     sig_remove_group = Signal(str)  # a colour group's query
+    sig_local = Signal(int)  # the local graph's depth; 0 = off
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -123,6 +126,24 @@ class SidePanel(QScrollArea):
         clear.clicked.connect(lambda: self.sig_clear.emit())
         form.addWidget(clear, 5, 0, 1, 2)
         layout.addWidget(filters)
+
+        local = QGroupBox("Local graph")
+        local_layout = QGridLayout(local)
+        self.local_box = QCheckBox("Only the selection's neighbourhood")
+        self.local_box.setToolTip("Show the selected node and its neighbours; select another node to move")
+        self.depth_slider = QSlider(Qt.Orientation.Horizontal)
+        self.depth_slider.setObjectName("localDepth")
+        self.depth_slider.setRange(1, MAX_DEPTH)
+        self.depth_slider.setValue(1)
+        self.depth_slider.setPageStep(1)
+        self.depth_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.depth_label = QLabel("depth 1")
+        self.local_box.toggled.connect(self._local_changed)
+        self.depth_slider.valueChanged.connect(self._local_changed)
+        local_layout.addWidget(self.local_box, 0, 0, 1, 2)
+        local_layout.addWidget(self.depth_slider, 1, 0)
+        local_layout.addWidget(self.depth_label, 1, 1)
+        layout.addWidget(local)
 
         categories = QGroupBox("Categories")
         cat_layout = QVBoxLayout(categories)
@@ -191,6 +212,11 @@ class SidePanel(QScrollArea):
         self.setMinimumWidth(220)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
 
+    def _local_changed(self, *_: object) -> None:
+        depth = self.depth_slider.value()
+        self.depth_label.setText(f"depth {depth}")
+        self.sig_local.emit(depth if self.local_box.isChecked() else 0)
+
     def _filter(self, **changes: Any) -> None:
         self.sig_filters.emit(changes)
 
@@ -200,6 +226,7 @@ class SidePanel(QScrollArea):
         self.source_combo.setCurrentIndex(0)
         self.pinned_box.setChecked(False)
         self.problems_box.setChecked(False)
+        self.local_box.setChecked(False)
         self.from_box.setChecked(False)
         self.to_box.setChecked(False)
         self.check_all_categories(True)

@@ -113,6 +113,7 @@ class GraphView(pg.GraphicsView):
         self._fitted = False
         self._frame_items: list[Any] = []
         self._label_focus: int | None = None
+        self._fit_shown = False  # fit() frames the shown nodes only (a local graph)
 
         self.frame_item = QGraphicsPathItem()  # rings or category discs, one path
         self.frame_item.setZValue(-10)
@@ -225,7 +226,9 @@ class GraphView(pg.GraphicsView):
             return []
         return [self.data.ids[i] for i in self.shown]
 
-    def fit(self) -> None:
+    def fit(self, *, shown_only: bool = False) -> None:
+        """Frame the whole map, or (``shown_only``) the nodes shown now, e.g. a local graph."""
+        self._fit_shown = shown_only
         if self._fit_camera():
             self._refresh()
         elif self.data is not None:
@@ -256,6 +259,10 @@ class GraphView(pg.GraphicsView):
     def content_rect(self) -> QRectF | None:
         if len(self.pos) == 0:
             return None
+        if self._fit_shown and len(self.shown):
+            low = self.pos[self.shown].min(axis=0) - 40  # room for the labels
+            high = self.pos[self.shown].max(axis=0) + 40
+            return QRectF(QPointF(*low), QPointF(*high))
         low = self.pos.min(axis=0) - 12
         high = self.pos.max(axis=0) + 12
         if self.layout_ is not None and self.layout_.rings:

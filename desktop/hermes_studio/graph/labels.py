@@ -134,3 +134,54 @@ class LabelLayer(QGraphicsObject):
         for index, rect in enumerate(rects):
             painter.drawPixmap(rect.topLeft(), self._sprite(index, ratio)[0])
         painter.restore()
+
+
+# --- which labels to show: semantic zoom -----------------------------------------------------
+#: Labels at the fitted zoom; the budget grows with the square of the zoom past it (the map's
+#: area on screen), up to :data:`MAX_LABELS`.
+REST_LABELS = 14
+MAX_LABELS = 320
+#: A memory card's label is its first words (a card's "label" is the start of its text).
+CARD_TITLE = 28
+SKILL_TITLE = 42
+
+
+def label_budget(zoom: float) -> int:
+    """How many labels (besides the selected and hovered ones) a zoom of ``zoom`` × the
+    fitted one shows."""
+    return int(min(MAX_LABELS, REST_LABELS * max(1.0, zoom) ** 2))
+
+
+def short_title(text: str, limit: int) -> str:
+    """``text``'s first line cut to ``limit`` characters at a word boundary, with "…"."""
+    line = next((part.strip() for part in text.strip().splitlines() if part.strip()), "")
+    line = line.lstrip("#-*> ").strip()
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.—-") + "…"
+
+
+class Placer:
+    """Label boxes placed so far, in pixels, hashed into a grid so that a new box meets only
+    the boxes of the cells it covers (greedy placement in order of importance)."""
+
+    def __init__(self, cell: float = 64.0) -> None:
+        self.cell = cell
+        self._grid: dict[tuple[int, int], list[QRectF]] = {}
+
+    def _cells(self, box: QRectF) -> list[tuple[int, int]]:
+        c = self.cell
+        xs = range(int(box.left() // c), int(box.right() // c) + 1)
+        ys = range(int(box.top() // c), int(box.bottom() // c) + 1)
+        return [(x, y) for x in xs for y in ys]
+
+    def free(self, box: QRectF) -> bool:
+        return not any(box.intersects(other) for key in self._cells(box) for other in self._grid.get(key, ()))
+
+    def add(self, box: QRectF) -> None:
+        for key in self._cells(box):
+            self._grid.setdefault(key, []).append(box)

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import QApplication
 
 MEMORY_CATEGORY = "memory"
 PIN_GOLD = "#f2b640"
+#: No node is drawn smaller than this on screen, however far the map is zoomed out.
+MIN_NODE_PX = 5.0
 
 
 @dataclass(frozen=True)

@@ -21,15 +21,27 @@ import numpy as np
 import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QKeyEvent, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QKeyEvent, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
 
 from .colours import ColourBook
 from .health import draw_badges, problems_text
-from .labels import BOLD, NORMAL, SMALL, Label, LabelLayer
+from .labels import (
+    BOLD,
+    CARD_TITLE,
+    NORMAL,
+    SKILL_TITLE,
+    SMALL,
+    Label,
+    LabelLayer,
+    Placer,
+    label_budget,
+    short_title,
+)
 from .layout import TIMELINE, LayoutResult
 from .model import MEMORY, GraphData, format_date, source_label
 from .style import (
+    MIN_NODE_PX,
     PIN_BOX,
     PIN_GOLD,
     CanvasStyle,
@@ -40,8 +52,8 @@ from .style import (
 
 #: Above this many shown nodes, selection does not dim the rest (a full brush update).
 DIM_LIMIT = 4000
-#: How many of the most used nodes carry a label at rest.
-REST_LABELS = 14
+#: Labels are placed again this long after the camera stops (a pan brings others on screen).
+LABEL_SETTLE_MS = 70
 #: The faint edge layer hides while the camera moves and is back :data:`EDGE_SETTLE_MS`
 #: after it stops (edges cost more to draw than all the nodes); above this many shown
 #: edges it is also drawn without antialiasing.
@@ -109,10 +121,16 @@ class GraphView(pg.GraphicsView):
         self._slice_timer.setSingleShot(True)
         self._slice_timer.setInterval(0)
         self._slice_timer.timeout.connect(self._next_slice)
-        self._labels_zoom = 1.0
         self._fitted = False
         self._frame_items: list[Any] = []
         self._label_focus: int | None = None
+        self._importance: tuple[GraphData, np.ndarray] | None = None
+        self._text_sizes: dict[tuple[str, bool], tuple[float, float]] = {}
+        self._fit_zoom = 0.0  # pixels per map unit at the last fit (semantic zoom's 1×)
+        self._labels_timer = QTimer(self)
+        self._labels_timer.setSingleShot(True)
+        self._labels_timer.setInterval(LABEL_SETTLE_MS)
+        self._labels_timer.timeout.connect(self._draw_labels)
         self._fit_shown = False  # fit() frames the shown nodes only (a local graph)
 
         self.frame_item = QGraphicsPathItem()  # rings or category discs, one path
@@ -250,7 +268,7 @@ class GraphView(pg.GraphicsView):
         # in steps of 0.1: the two layouts of a home then usually share one glyph size, and
         # a mode switch moves the glyphs instead of redrawing them
         scale = float(np.clip(round(per_unit, 1), 0.4, 1.6))
-        self._labels_zoom = per_unit
+        self._fit_zoom = per_unit
         if abs(scale - self._size_scale) > tolerance * self._size_scale and self.data is not None:
             self._size_scale = scale
             return True
@@ -407,13 +425,13 @@ class GraphView(pg.GraphicsView):
         outline.setAlphaF(0.85)
         outline_pen = pg.mkPen(outline, width=1.0)
         pinned = shown[data.pinned[shown]]
-        diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, 3.0)
+        diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, MIN_NODE_PX)
         gold = pg.mkBrush(QColor(PIN_GOLD))
         pin_pen = pg.mkPen(QColor("#6b4a00"), width=0.8)
         glyphs = {
             "x": np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
             "y": np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
-            "size": np.concatenate([np.maximum(sizes, 3.0), np.full(len(pinned), PIN_BOX)]),
+            "size": np.concatenate([np.maximum(sizes, MIN_NODE_PX), np.full(len(pinned), PIN_BOX)]),
             "symbol": list(symbols) + [pin_symbol(d) for d in diameters.tolist()],
             "brush": brushes + [gold] * len(pinned),
             "pen": [outline_pen] * len(shown) + [pin_pen] * len(pinned),
@@ -497,7 +515,7 @@ class GraphView(pg.GraphicsView):
                 continue
             marks_x.append(self.pos[index, 0])
             marks_y.append(self.pos[index, 1])
-            marks_size.append(max(2.0 * radii[index] * self._size_scale, 3.0) + 9.0)
+            marks_size.append(max(2.0 * radii[index] * self._size_scale, MIN_NODE_PX) + 9.0)
             marks_pen.append(pg.mkPen(QColor(colour), width=width))
         self.mark_item.setData(
             x=marks_x, y=marks_y, size=marks_size, symbol="o", pen=marks_pen,
@@ -517,57 +535,91 @@ class GraphView(pg.GraphicsView):
         self.lit_item.setVisible(len(pairs) > 0)
 
     def _draw_labels(self) -> None:
+        """Semantic zoom: the selected and hovered nodes' labels always; then, in order of
+        importance, every label that fits without overlapping one already placed, up to a
+        budget that grows as the camera closes in (:func:`labels.label_budget`)."""
         data = self.data
         if data is None or len(self.shown) == 0:
             self.node_labels.set_labels([])
             return
         focus = self._focus()
         self._label_focus = focus
-        wanted: list[tuple[int, bool]] = []
-        if focus is not None:
-            wanted.append((focus, True))
-            wanted.extend((int(i), True) for i in data.neighbours[focus] if self.visible[i])
-        shown = self.shown
-        skills = shown[data.kind[shown] != MEMORY]
-        busiest = skills[np.argsort(-data.use_count[skills], kind="stable")][:REST_LABELS]
-        wanted.extend((int(i), False) for i in busiest)
-        placed: list[QRectF] = []
-        seen: set[int] = set()
+        forced = [i for i in dict.fromkeys((self.selected, self.hovered)) if i is not None]
+        near = [int(i) for i in data.neighbours[focus] if self.visible[i]] if focus is not None else []
+        # where each shown node is, in the view's pixels (y down), and which are on screen
+        view = self.vb.viewRect()
+        width, height = self.vb.width(), self.vb.height()
+        if view.width() <= 0 or view.height() <= 0 or width <= 0:
+            return
+        px = (self.pos[:, 0] - view.left()) / view.width() * width
+        py = (view.bottom() - self.pos[:, 1]) / view.height() * height
+        on_screen = self.visible & (px > -40) & (px < width + 40) & (py > -20) & (py < height + 20)
+        order = self._importance_order()
+        ranked = order[on_screen[order]]
+        budget = label_budget(self._pixels_per_unit() / self._fit_zoom if self._fit_zoom > 0 else 1.0)
+        placer = Placer()
         labels: list[Label] = []
-        radii = data.radii()
-        for index, important in wanted:
+        radii = np.maximum(2.0 * data.radii() * self._size_scale, MIN_NODE_PX) / 2
+        free_placed = 0
+        seen: set[int] = set()
+        for index in [*forced, *near, *ranked.tolist()]:
             if index in seen:
                 continue
             seen.add(index)
-            x, y = self.pos[index]
-            scene = self.vb.mapViewToScene(QPointF(float(x), float(y)))
-            text = data.labels[index]
-            if len(text) > 42:
-                text = text[:41] + "…"
-            radius = max(2.0 * radii[index] * self._size_scale, 3.0) / 2
-            width = 6.2 * len(text) + 8
-            box = QRectF(scene.x() - width / 2, scene.y() + radius + 1, width, 15)
-            if not important and any(box.intersects(other) for other in placed):
+            important = index in forced
+            if not important and free_placed >= budget:
+                break
+            font = BOLD if index == focus else NORMAL
+            text = self._label_text(index, important)
+            w, h = self._text_size(text, font)
+            x, y, r = float(px[index]), float(py[index]), float(radii[index])
+            below = QRectF(x - w / 2, y + r + 2.0, w, h)
+            above = QRectF(x - w / 2, y - r - 2.0 - h, w, h)
+            box, offset = (below, r + 2.0) if important or placer.free(below) else (above, -(r + 2.0))
+            if not important and not placer.free(box):
                 continue
-            placed.append(box)
+            placer.add(box)
+            if not important:
+                free_placed += 1
             colour = QColor(self.style_.label)
-            if not important and focus is not None:
+            if not important and focus is not None and index not in near:
                 colour.setAlphaF(0.55)
-            labels.append(
-                Label(float(x), float(y), text, colour, BOLD if index == focus else NORMAL, radius + 2.0, plate=True)
-            )
+            x0, y0 = self.pos[index]
+            labels.append(Label(float(x0), float(y0), text, colour, font, offset, plate=True))
         self.node_labels.set_labels(labels, QColor(self.style_.background))
+
+    def _importance_order(self) -> np.ndarray:
+        """Every node, most important first: pinned, then uses and relations (a memory card
+        counts its links), ties by id order."""
+        data = self.data
+        assert data is not None
+        if self._importance is None or self._importance[0] is not data:
+            degree = np.array([len(n) for n in data.neighbours], dtype=np.float64)
+            score = data.use_count + 2.0 * degree + 1000.0 * data.pinned
+            self._importance = (data, np.argsort(-score, kind="stable"))
+        return self._importance[1]
+
+    def _label_text(self, index: int, important: bool) -> str:
+        assert self.data is not None
+        if self.data.kind[index] == MEMORY:
+            return short_title(self.data.labels[index], CARD_TITLE * 2 if important else CARD_TITLE)
+        return short_title(self.data.labels[index], SKILL_TITLE)
+
+    def _text_size(self, text: str, font: QFont) -> tuple[float, float]:
+        """A label's size in pixels, as :class:`LabelLayer` draws it."""
+        key = (text, font is BOLD)
+        size = self._text_sizes.get(key)
+        if size is None:
+            metrics = QFontMetricsF(font)
+            size = self._text_sizes[key] = (metrics.horizontalAdvance(text) + 6, metrics.height())
+        return size
 
     # --- camera --------------------------------------------------------------------------
     def _range_changed(self, *_: object) -> None:
-        """The camera moved: re-place the labels when the zoom changed enough to change
-        which ones collide."""
-        if self.data is None:
-            return
-        per_unit = self._pixels_per_unit()
-        if per_unit > 0 and abs(per_unit / self._labels_zoom - 1.0) > 0.25:
-            self._labels_zoom = per_unit
-            self._draw_labels()
+        """The camera moved: place the labels again once it rests (which fit, and which are
+        on screen, change with it)."""
+        if self.data is not None:
+            self._labels_timer.start()
 
     def _pixels_per_unit(self) -> float:
         view = self.vb.viewRect()
@@ -587,7 +639,7 @@ class GraphView(pg.GraphicsView):
         dx = (self.pos[shown, 0] - point.x()) / px
         dy = (self.pos[shown, 1] - point.y()) / py
         dist = np.sqrt(dx * dx + dy * dy)
-        reach = np.maximum(data.radii()[shown] * self._size_scale, 1.5) + slack_px
+        reach = np.maximum(data.radii()[shown] * self._size_scale, MIN_NODE_PX / 2) + slack_px
         inside = dist <= reach
         if not inside.any():
             return None

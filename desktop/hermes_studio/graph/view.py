@@ -132,6 +132,7 @@ class GraphView(pg.GraphicsView):
         self._labels_timer.setInterval(LABEL_SETTLE_MS)
         self._labels_timer.timeout.connect(self._draw_labels)
         self._fit_shown = False  # fit() frames the shown nodes only (a local graph)
+        self._fit_hidden = False  # the last fit was made off screen (another tab): redo it on show
 
         self.frame_item = QGraphicsPathItem()  # rings or category discs, one path
         self.frame_item.setZValue(-10)
@@ -260,6 +261,7 @@ class GraphView(pg.GraphicsView):
             return False
         self.vb.setRange(rect, padding=0.04)
         self._fitted = True
+        self._fit_hidden = not self.isVisible()
         # glyphs keep their pixel size while zooming (fast); it is chosen here, once per fit,
         # so that a big map's overview is not a solid blob
         per_unit = self._pixels_per_unit()
@@ -273,6 +275,24 @@ class GraphView(pg.GraphicsView):
             self._size_scale = scale
             return True
         return False
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._refit_if_hidden()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._refit_if_hidden()
+
+    def _refit_if_hidden(self) -> None:
+        """A fit made while the tab was hidden used a canvas of the wrong size (tiny glyphs,
+        a small map): fit again once the canvas is on screen and laid out."""
+        if getattr(self, "_fit_hidden", False) and self.data is not None and self.isVisible():
+            QTimer.singleShot(0, self, self._refit)
+
+    def _refit(self) -> None:
+        if self._fit_hidden and self.isVisible() and shiboken6.isValid(self):
+            self.fit(shown_only=self._fit_shown)
 
     def content_rect(self) -> QRectF | None:
         if len(self.pos) == 0:

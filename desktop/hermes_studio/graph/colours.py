@@ -30,7 +30,7 @@ from .filters import search_mask
 from .model import MEMORY, GraphData
 from .style import MEMORY_CATEGORY, CanvasStyle
 
-#: Colours that stay apart on the dark canvas (the light canvas uses darker versions).
+#: Colours that stay apart on the dark canvas.
 PALETTE = (
     "#6f9cf0",  # blue
     "#f2a03d",  # orange
@@ -43,6 +43,12 @@ PALETTE = (
     "#a3d94e",  # lime
     "#c8946a",  # tan
 )
+#: The same hues for the light canvas, each darkened on its own (one factor for all made
+#: orange and tan alike).
+LIGHT_PALETTE = (
+    "#2f66cc", "#d97706", "#1e9a57", "#c42e4f", "#7a4cc9",
+    "#9c8400", "#0c8ea0", "#c0399a", "#5a9412", "#8a5632",
+)
 NEUTRAL = "#8b93a1"
 STATE_VERSION = 1
 
@@ -52,8 +58,7 @@ def preferred_slot(name: str) -> int:
 
 
 def palette_colour(slot: int, style: CanvasStyle) -> QColor:
-    colour = QColor(PALETTE[slot])
-    return colour if style.dark else colour.darker(135)
+    return QColor(PALETTE[slot] if style.dark else LIGHT_PALETTE[slot])
 
 
 def neutral_colour(style: CanvasStyle) -> QColor:

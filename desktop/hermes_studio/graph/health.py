@@ -79,16 +79,19 @@ def problems_text(node: dict[str, Any]) -> str:
 
 
 def draw_badges(item: pg.ScatterPlotItem, data: GraphData, shown: np.ndarray, pos: np.ndarray, scale: float) -> None:
-    """A dot on the upper-left rim of every shown node with problems, in its worst severity's colour."""
-    counts, worst = health_arrays(data)
-    badged = shown[counts[shown] > 0]
+    """A dot on the upper-left rim of every shown node with an error or a warning, in the
+    worst one's colour. Notes (stale, never used) get no dot: in a home the agent has not
+    used for a month they are on nearly every node and would hide the picture; the
+    tooltip, the filter and the overview still count them."""
+    _counts, worst = health_arrays(data)
+    badged = shown[worst[shown] >= WARNING]
     if len(badged) == 0:
         item.setData([])
         item.setVisible(False)
         return
     diameters = np.maximum(2.0 * data.radii()[badged] * scale, 3.0)
     brushes = {level: pg.mkBrush(QColor(colour)) for level, colour in BADGE_COLOURS.items()}
-    pen = pg.mkPen(QColor("#111722"), width=0.8)
+    pen = pg.mkPen(QColor(0, 0, 0, 90), width=0.6)
     item.setData(
         x=pos[badged, 0], y=pos[badged, 1], size=BADGE_BOX,
         symbol=[badge_symbol(d) for d in diameters.tolist()],

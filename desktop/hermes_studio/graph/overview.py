@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .health import health_arrays
+from .health import ERROR, WARNING, health_arrays
 from .model import MEMORY, GraphData, format_date
 
 
@@ -34,11 +34,18 @@ def overview_html(data: GraphData, mask: np.ndarray | None = None) -> str:
     counts, worst = health_arrays(data)
     troubled = np.flatnonzero(shown & (counts > 0))
     if len(troubled):
-        errors = int((worst[troubled] == 2).sum())
+        errors = int((worst[troubled] == ERROR).sum())
+        warnings = int((worst[troubled] == WARNING).sum())
+        notes = len(troubled) - errors - warnings
+        parts = [
+            f"<b>{errors}</b> the agent mis-reads" if errors else "",
+            f"<b>{warnings}</b> with warnings" if warnings else "",
+            f"<b>{notes}</b> only stale or never used" if notes else "",
+        ]
         lines.append(
             f"<p><b>{len(troubled)}</b> skill{'s' if len(troubled) != 1 else ''} with health problems"
-            + (f" (<b>{errors}</b> the agent mis-reads)" if errors else "")
-            + " — a dot on the node; tick “Has problems” to list them.</p>"
+            f" ({', '.join(p for p in parts if p)}): errors and warnings carry a dot; "
+            "tick “Has problems” to list them all.</p>"
         )
     uses = data.use_count[skills]
     busiest = skills[np.lexsort((np.asarray(data.ids, dtype=object)[skills], -uses))][:5] if len(skills) else skills

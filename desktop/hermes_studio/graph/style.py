@@ -123,7 +123,7 @@ _BADGES: dict[int, QPainterPath] = {}
 
 
 def badge_symbol(node_diameter: float) -> QPainterPath:
-    """A health badge for a node of ``node_diameter`` pixels: a 3.4 px dot centred on the
+    """A health badge for a node of ``node_diameter`` pixels: a 2.8 px dot centred on the
     node's upper-left rim, drawn in a :data:`BADGE_BOX` box (one path per whole pixel)."""
     key = max(2, min(int(round(node_diameter)), int(BADGE_BOX) - 10))
     path = _BADGES.get(key)
@@ -131,6 +131,6 @@ def badge_symbol(node_diameter: float) -> QPainterPath:
         unit = 1.0 / BADGE_BOX
         rim = key / 2.0 * 0.7071 * unit
         path = QPainterPath()
-        path.addEllipse(QPointF(-rim, -rim), 3.4 * unit, 3.4 * unit)
+        path.addEllipse(QPointF(-rim, -rim), 2.8 * unit, 2.8 * unit)
         _BADGES[key] = path
     return path

@@ -578,6 +578,7 @@ class GraphView(pg.GraphicsView):
         ranked = order[on_screen[order]]
         budget = label_budget(self._pixels_per_unit() / self._fit_zoom if self._fit_zoom > 0 else 1.0)
         placer = Placer()
+        screen = QRectF(0, 0, width, height)
         labels: list[Label] = []
         radii = np.maximum(2.0 * data.radii() * self._size_scale, MIN_NODE_PX) / 2
         free_placed = 0
@@ -596,8 +597,8 @@ class GraphView(pg.GraphicsView):
             below = QRectF(x - w / 2, y + r + 2.0, w, h)
             above = QRectF(x - w / 2, y - r - 2.0 - h, w, h)
             box, offset = (below, r + 2.0) if important or placer.free(below) else (above, -(r + 2.0))
-            if not important and not placer.free(box):
-                continue
+            if not important and not (placer.free(box) and screen.contains(box)):
+                continue  # (a label cut by the canvas edge waits for the camera to reach it)
             placer.add(box)
             if not important:
                 free_placed += 1

@@ -73,15 +73,21 @@ def test_a_broken_skill_gets_a_badge_the_filter_and_the_overview_count(panel, de
     counts, _worst = health_arrays(data)
     healthy = next(i for i in data.ids if counts[data.index[i]] == 0 and data.kind[data.index[i]] != MEMORY)
     assert badge_of(panel, healthy) is None
-    # every badged node, and only those, survive "Has problems"
+    # only errors and warnings carry a dot: the demo's stale skills (notes) do not
     badged = {panel.data.ids[i] for i in panel.view.badge_item.data["data"]}
+    assert badged == {i for i in data.ids if _worst[data.index[i]] >= 1} == {"half-written"}
+    stale = next(i for i in data.ids if data.node(i).get("healthCodes") == ["stale"])
+    assert badge_of(panel, stale) is None
+    assert "not used for a long time" in panel.view.tooltip_html(data.index[stale])
+    # "Has problems" keeps every skill with any finding
     panel.sidebar.problems_box.setChecked(True)
-    assert set(panel.view.shown_ids()) == badged
-    assert "half-written" in badged
+    assert set(panel.view.shown_ids()) == {i for i in data.ids if counts[data.index[i]] > 0}
+    assert "half-written" in panel.view.shown_ids() and stale in panel.view.shown_ids()
     troubled = int((counts > 0).sum())
-    assert f"<b>{troubled}</b> skills with health problems (<b>1</b> the agent mis-reads)" in (
-        panel.details.hint.text()
-    )
+    assert (
+        f"<b>{troubled}</b> skills with health problems (<b>1</b> the agent mis-reads, "
+        f"<b>{troubled - 1}</b> only stale or never used)"
+    ) in panel.details.hint.text()
     panel.sidebar.problems_box.setChecked(False)
     assert len(panel.view.shown_ids()) == data.size
 

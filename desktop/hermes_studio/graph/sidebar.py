@@ -170,7 +170,7 @@ class SidePanel(QScrollArea):
         key_layout = QVBoxLayout(key)
         self.colour_key = QListWidget()
         self.colour_key.setObjectName("colourKey")
-        self.colour_key.setMaximumHeight(110)
+        self.colour_key.setMaximumHeight(80)
         self.colour_key.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.colour_key.customContextMenuRequested.connect(self._key_menu)
         self.group_button = QPushButton("Colour search results…")
@@ -293,7 +293,7 @@ class SidePanel(QScrollArea):
             item.setData(Qt.ItemDataRole.UserRole, ("neutral", ""))
             self.colour_key.addItem(item)
         if self.colour_key.count() == 0:
-            item = QListWidgetItem("colour = category (see above)")
+            item = QListWidgetItem("by category (above)")
             item.setFlags(Qt.ItemFlag.NoItemFlags)
             self.colour_key.addItem(item)
 

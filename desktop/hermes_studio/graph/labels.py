@@ -141,6 +141,9 @@ class LabelLayer(QGraphicsObject):
 #: area on screen), up to :data:`MAX_LABELS`.
 REST_LABELS = 14
 MAX_LABELS = 320
+#: Candidates looked at per label of the budget: on a dense overview most collide, and
+#: looking at all 10,000 would cost the UI thread ~0.1 s each time the camera rests.
+TRIES_PER_LABEL = 40
 #: A memory card's label is its first words (a card's "label" is the start of its text).
 CARD_TITLE = 28
 SKILL_TITLE = 42

@@ -32,6 +32,7 @@ from .labels import (
     NORMAL,
     SKILL_TITLE,
     SMALL,
+    TRIES_PER_LABEL,
     Label,
     LabelLayer,
     Placer,
@@ -583,7 +584,8 @@ class GraphView(pg.GraphicsView):
         radii = np.maximum(2.0 * data.radii() * self._size_scale, MIN_NODE_PX) / 2
         free_placed = 0
         seen: set[int] = set()
-        for index in [*forced, *near, *ranked.tolist()]:
+        tries = max(600, budget * TRIES_PER_LABEL)
+        for index in [*forced, *near, *ranked[:tries].tolist()]:
             if index in seen:
                 continue
             seen.add(index)

@@ -10,9 +10,11 @@ tests share:
 * source: ``learned`` (the engine's default graph), ``all`` skills, or ``base`` (bundled)
   skills only — memory cards are shown with ``learned`` and ``all``;
 * categories: a set to keep (``None`` keeps all);
-* pinned only; a date range on the learning time (inclusive; undated nodes are kept only
+* pinned only; with health problems only (the engine's ``healthCount``); a date range on the learning time (inclusive; undated nodes are kept only
   without a range);
-* the playhead (``reveal_until``): nodes learned after it are not born yet.
+* the playhead (``reveal_until``): nodes learned after it are not born yet;
+* the local graph: with ``local_depth`` > 0, only ``local_root`` and the nodes up to that
+  many edges away (a root no longer in the graph lifts it).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .local import neighbourhood
 from .model import MEMORY, SKILL, GraphData
 
 KINDS = ("all", "skill", "memory")
@@ -37,6 +40,9 @@ class FilterState:
     date_from: float | None = None  # epoch seconds, inclusive
     date_to: float | None = None  # epoch seconds, inclusive
     reveal_until: float | None = None  # the timeline playhead; None = everything
+    problems_only: bool = False  # skills the engine found health problems with
+    local_root: str | None = None  # the local graph's centre (a node id)
+    local_depth: int = 0  # 0: the whole graph; n: the centre and its neighbours n steps out
 
     def with_(self, **changes: object) -> FilterState:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -78,6 +84,10 @@ def visible_mask(data: GraphData, state: FilterState) -> np.ndarray:
         mask &= np.fromiter((c in keep for c in data.categories), dtype=bool, count=n)
     if state.pinned_only:
         mask &= data.pinned
+    if state.problems_only:
+        from .health import has_problems  # (health draws with pyqtgraph; filters stay light)
+
+        mask &= has_problems(data)
     if state.date_from is not None or state.date_to is not None:
         times = data.times
         dated = ~np.isnan(times)
@@ -92,6 +102,8 @@ def visible_mask(data: GraphData, state: FilterState) -> np.ndarray:
         mask &= np.isnan(times) | (np.nan_to_num(times, nan=0.0) <= state.reveal_until)
     if state.query.strip():
         mask &= search_mask(data, state.query)
+    if state.local_depth > 0 and state.local_root in data.index:
+        mask &= neighbourhood(data, data.index[state.local_root], state.local_depth)
     return mask
 
 

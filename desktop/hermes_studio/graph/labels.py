@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 
@@ -102,15 +102,11 @@ class LabelLayer(QGraphicsObject):
         self._sprites[index] = (pixmap, width, height, ratio)
         return pixmap, width, height
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        if not self.labels:
-            return
-        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
-        transform = painter.transform()
-        painter.save()
-        painter.resetTransform()
+    def placed_rects(self, transform: QTransform, ratio: float = 1.0) -> list[QRectF]:
+        """Where each label is drawn, in the pixels ``transform`` maps the map to."""
+        rects = []
         for index, label in enumerate(self.labels):
-            pixmap, width, height = self._sprite(index, ratio)
+            _pixmap, width, height = self._sprite(index, ratio)
             point = transform.map(QPointF(label.x, label.y))
             if label.offset > 0:
                 top = point.y() + label.offset
@@ -118,5 +114,77 @@ class LabelLayer(QGraphicsObject):
                 top = point.y() + label.offset - height
             else:
                 top = point.y() - height / 2
-            painter.drawPixmap(QPointF(round(point.x() - width / 2), round(top)), pixmap)
+            rects.append(QRectF(round(point.x() - width / 2), round(top), width, height))
+        return rects
+
+    def view_rects(self) -> list[QRectF]:
+        """Where each label is drawn in the viewport of the (first) view showing it."""
+        views = self.scene().views() if self.scene() is not None else []
+        if not views:
+            return []
+        return self.placed_rects(self.deviceTransform(views[0].viewportTransform()))
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        if not self.labels:
+            return
+        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        rects = self.placed_rects(painter.transform(), ratio)
+        painter.save()
+        painter.resetTransform()
+        for index, rect in enumerate(rects):
+            painter.drawPixmap(rect.topLeft(), self._sprite(index, ratio)[0])
         painter.restore()
+
+
+# --- which labels to show: semantic zoom -----------------------------------------------------
+#: Labels at the fitted zoom; the budget grows with the square of the zoom past it (the map's
+#: area on screen), up to :data:`MAX_LABELS`.
+REST_LABELS = 14
+MAX_LABELS = 320
+#: Candidates looked at per label of the budget: on a dense overview most collide, and
+#: looking at all 10,000 would cost the UI thread ~0.1 s each time the camera rests.
+TRIES_PER_LABEL = 40
+#: A memory card's label is its first words (a card's "label" is the start of its text).
+CARD_TITLE = 28
+SKILL_TITLE = 42
+
+
+def label_budget(zoom: float) -> int:
+    """How many labels (besides the selected and hovered ones) a zoom of ``zoom`` × the
+    fitted one shows."""
+    return int(min(MAX_LABELS, REST_LABELS * max(1.0, zoom) ** 2))
+
+
+def short_title(text: str, limit: int) -> str:
+    """``text``'s first line cut to ``limit`` characters at a word boundary, with "…"."""
+    line = next((part.strip() for part in text.strip().splitlines() if part.strip()), "")
+    line = line.lstrip("#-*> ").strip()
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.—-") + "…"
+
+
+class Placer:
+    """Label boxes placed so far, in pixels, hashed into a grid so that a new box meets only
+    the boxes of the cells it covers (greedy placement in order of importance)."""
+
+    def __init__(self, cell: float = 64.0) -> None:
+        self.cell = cell
+        self._grid: dict[tuple[int, int], list[QRectF]] = {}
+
+    def _cells(self, box: QRectF) -> list[tuple[int, int]]:
+        c = self.cell
+        xs = range(int(box.left() // c), int(box.right() // c) + 1)
+        ys = range(int(box.top() // c), int(box.bottom() // c) + 1)
+        return [(x, y) for x in xs for y in ys]
+
+    def free(self, box: QRectF) -> bool:
+        return not any(box.intersects(other) for key in self._cells(box) for other in self._grid.get(key, ()))
+
+    def add(self, box: QRectF) -> None:
+        for key in self._cells(box):
+            self._grid.setdefault(key, []).append(box)

@@ -260,6 +260,8 @@ def relax(
         # springs along edges
         if not forces:
             pos += disp * weight[:, None]
+            if radial is not None:  # collisions must not push a node out of its band
+                _clamp_radius(pos, mobile_idx, radial[0], radial[1])
             if step >= total - 1 and not hit.any():
                 break  # settled: nothing overlaps any more
             continue
@@ -287,6 +289,13 @@ def relax(
         cap = np.minimum(1.0, (cell * cooling) / step_len)
         pos += disp * (cap * weight)[:, None]
     return pos
+
+
+def _clamp_radius(pos: np.ndarray, which: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
+    """Move the nodes ``which`` of ``pos`` (in place) along their ray into ``low..high``."""
+    r = np.sqrt((pos[which] ** 2).sum(axis=1)) + 1e-9
+    scale = np.clip(r, low[which], high[which]) / r
+    pos[which] *= scale[:, None]
 
 
 def sunflower(radii: np.ndarray, start_area: float = 0.0, start_index: int = 0) -> np.ndarray:
@@ -601,14 +610,19 @@ class LayoutEngine:
                 ring_of[graph.edges[:, 0]] == ring_of[graph.edges[:, 1]]
                 if len(graph.edges) else np.zeros(0, dtype=bool)
             )
+            # the whole disc of a node stays inside its ring (a ring too narrow for it: the middle)
+            middle = 0.5 * (band_in + band_out)
+            low = np.minimum(band_in + graph.radii + 1.0, middle)
+            high = np.maximum(band_out - graph.radii - 1.0, middle)
             relax(
                 pos, graph.radii, graph.edges[same_ring], target, 0.05, fresh,
                 iterations=self._iterations(graph, full),
                 link_strength=0.01, link_length=26.0,
-                radial=(band_in + 0.06 * (band_out - band_in), band_out - 0.06 * (band_out - band_in)),
+                radial=(low, high),
                 slack=0.25 * (band_out - band_in),
                 should_stop=self._should_stop,
             )
+            _clamp_radius(pos, np.flatnonzero(fresh), low, high)
         self._store(frame, graph, pos, slot)
         return LayoutResult(
             TIMELINE, pos, rings=rings, unit=unit or "", moved=int(fresh.sum()), full=full

@@ -1,4 +1,8 @@
-"""The home at a glance: what the details pane shows while no node is selected."""
+"""The home at a glance: what the details pane shows while no node is selected.
+
+It counts what is shown, so it follows the filters, the search and the timeline's playhead
+(``mask``); without a mask it describes the whole graph (the worker makes that one).
+"""
 
 from __future__ import annotations
 
@@ -7,31 +11,55 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .health import ERROR, WARNING, health_arrays
 from .model import MEMORY, GraphData, format_date
 
 
-def overview_html(data: GraphData) -> str:
-    """What the details pane says while nothing is selected: the home at a glance."""
-    stats = data.payload.get("stats") or {}
-    skills = [i for i in range(data.size) if data.kind[i] != MEMORY and data.learned[i] and not data.base[i]]
-    memories = [i for i in range(data.size) if data.kind[i] == MEMORY]
-    span = data.time_range()
-    lines = ["<h3>What the agent learned</h3>"]
-    when = f" between {format_date(span[0])} and {format_date(span[1])}" if span else ""
+def overview_html(data: GraphData, mask: np.ndarray | None = None) -> str:
+    """What the details pane says while nothing is selected: the shown part of the home at a glance."""
+    shown = np.ones(data.size, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    filtered = mask is not None and not shown.all()
+    skill_mask = shown & (data.kind != MEMORY) & data.learned & ~data.base
+    skills = np.flatnonzero(skill_mask)
+    memories = int((shown & (data.kind == MEMORY)).sum())
+    times = data.times[shown]
+    dated = times[~np.isnan(times)]
+    categories = len({data.categories[i] for i in skills})
+    lines = ["<h3>Shown now</h3>" if filtered else "<h3>What the agent learned</h3>"]
+    when = f" between {format_date(dated.min())} and {format_date(dated.max())}" if len(dated) else ""
     lines.append(
-        f"<p><b>{len(skills)}</b> learned skills in <b>{int(stats.get('categories') or 0)}</b> "
-        f"categories and <b>{len(memories)}</b> memory cards{when}.</p>"
+        f"<p><b>{len(skills)}</b> learned skills in <b>{categories}</b> "
+        f"categories and <b>{memories}</b> memory cards{when}.</p>"
     )
-    busiest = sorted(skills, key=lambda i: (-data.use_count[i], data.ids[i]))[:5]
-    if busiest:
-        lines.append(_linked("Most used", data, busiest, lambda i: f" ×{int(data.use_count[i])}"))
-    newest = sorted(skills, key=lambda i: -(0 if np.isnan(data.times[i]) else data.times[i]))[:3]
-    if newest:
-        lines.append(_linked("Newest", data, newest, lambda i: f" · {format_date(data.times[i])}"))
-    pinned = [i for i in skills if data.pinned[i]]
-    if pinned:
-        names = ", ".join(html.escape(data.labels[i]) for i in pinned)
-        lines.append(f"<p>Pinned: {names}</p>")
+    counts, worst = health_arrays(data)
+    troubled = np.flatnonzero(shown & (counts > 0))
+    if len(troubled):
+        errors = int((worst[troubled] == ERROR).sum())
+        warnings = int((worst[troubled] == WARNING).sum())
+        notes = len(troubled) - errors - warnings
+        parts = [
+            f"<b>{errors}</b> the agent mis-reads" if errors else "",
+            f"<b>{warnings}</b> with warnings" if warnings else "",
+            f"<b>{notes}</b> only stale or never used" if notes else "",
+        ]
+        lines.append(
+            f"<p><b>{len(troubled)}</b> skill{'s' if len(troubled) != 1 else ''} with health problems"
+            f" ({', '.join(p for p in parts if p)}): errors and warnings carry a dot; "
+            "tick “Has problems” to list them all.</p>"
+        )
+    uses = data.use_count[skills]
+    busiest = skills[np.lexsort((np.asarray(data.ids, dtype=object)[skills], -uses))][:5] if len(skills) else skills
+    if len(busiest):
+        lines.append(_linked("Most used", data, busiest.tolist(), lambda i: f" ×{int(data.use_count[i])}"))
+    recency = np.nan_to_num(data.times[skills], nan=0.0)
+    newest = skills[np.argsort(-recency, kind="stable")][:3]
+    if len(newest):
+        lines.append(_linked("Newest", data, newest.tolist(), lambda i: f" · {format_date(data.times[i])}"))
+    pinned = skills[data.pinned[skills]]
+    if len(pinned):
+        names = ", ".join(html.escape(data.labels[i]) for i in pinned[:30])
+        more = f" and {len(pinned) - 30} more" if len(pinned) > 30 else ""
+        lines.append(f"<p>Pinned: {names}{more}</p>")
     lines.append(
         "<p style='color:#8a94a6'>Click a node or use the arrow keys; Enter opens it, Esc clears. "
         "Ctrl+F searches.</p>"

@@ -22,15 +22,17 @@ from typing import Any
 import numpy as np
 import shiboken6
 from PySide6.QtCore import QEventLoop, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QMenu, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QKeySequence, QShortcut
+from PySide6.QtWidgets import QColorDialog, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from hermes_memory.home import HermesHome
 
+from ..settings import Settings
 from ..workspace import Change, Workspace
 from . import actions
 from .actions import Undo
 from .bars import MessageBar, TopBar, WarningsBar
+from .colours import ColourBook, neutral_colour
 from .details import DetailsFeed, DetailsPane, EditorDialog
 from .filters import FilterState, growth_histogram, showing_text, visible_mask
 from .layout import CLUSTERS, TIMELINE
@@ -39,7 +41,6 @@ from .overview import overview_html
 from .pages import CanvasPages
 from .prompts import confirm_archive, confirm_delete
 from .sidebar import SidePanel
-from .style import category_colours
 from .timeline import TimelineScrubber
 from .view import GraphView
 from .workers import GraphSnapshot, GraphWorker
@@ -78,6 +79,9 @@ class GraphPanel(QWidget):
         workspace.sig_changed.connect(self._on_change)
 
         self._build()
+        # the home's colours: palette slots given so far, the person's own colours, groups
+        self.colour_book = ColourBook.from_json(Settings().home_value(self.home.label, "colours"))
+        self.view.book = self.colour_book
         # a window deleted without being closed (e.g. never shown) must not leave the
         # worker running, nor let late Workspace callbacks touch deleted widgets
         self.destroyed.connect(self.worker.abandon)
@@ -109,6 +113,11 @@ class GraphPanel(QWidget):
         side.sig_filters.connect(lambda changes: self.set_filters(**changes))
         side.sig_clear.connect(self.clear_filters)
         side.sig_restore.connect(self.restore_skill)
+        side.sig_recolour.connect(self._choose_category_colour)
+        side.sig_reset_colour.connect(lambda name: self.set_category_colour(name, None))
+        side.sig_add_group.connect(self._choose_group_colour)
+        side.sig_remove_group.connect(self.remove_colour_group)
+        side.sig_local.connect(self.set_local_depth)
         self.kind_combo, self.source_combo, self.pinned_box = side.kind_combo, side.source_combo, side.pinned_box
         self.from_box, self.from_date, self.to_box, self.to_date = side.from_box, side.from_date, side.to_box, side.to_date
         self.category_list, self.archived_list, self.restore_button = side.category_list, side.archived_list, side.restore_button
@@ -228,6 +237,8 @@ class GraphPanel(QWidget):
             self.mask = visible_mask(data, self.state)
         self.pages.show_graph(empty=data.size == 0)
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
+        if not same_data:
+            self._show_legend()
         if self._select_after and self._select_after in data.index:
             self.view.select(self._select_after)
             self._select_after = None
@@ -239,7 +250,7 @@ class GraphPanel(QWidget):
         self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
         self._sync_details()
         if not same_data:
-            self.details.set_overview(snapshot.overview or overview_html(data))
+            self._show_overview(snapshot.overview)
         self._awaiting_draw = True
         if not self.view.drawing:  # else once the last slice of nodes is on the canvas
             self._drawn()
@@ -252,17 +263,73 @@ class GraphPanel(QWidget):
             # the first switch of mode will find its positions ready
             self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
 
+    def _show_overview(self, whole: str = "") -> None:
+        """The overview of what is shown: the worker's one while nothing is filtered out."""
+        if self.data is None:
+            return
+        everything = bool(self.mask.all())
+        self.details.set_overview(
+            whole if whole and everything else overview_html(self.data, None if everything else self.mask)
+        )
+
     def _update_count(self) -> None:
         total = self.data.size if self.data is not None else 0
         self.count_label.setText(showing_text(int(self.mask.sum()), total))
 
     def _fill_categories(self, data: GraphData) -> None:
         names = data.category_names()
-        colours = self.view.colours or {}
-        if not colours or set(colours) != set(names):
-            colours = category_colours(names, self.view.style_)
+        given = self.colour_book.assign(names)
+        colours = self.colour_book.category_colours(names, self.view.style_)
         if self.sidebar.fill_categories(names, colours):
             self.state = self.state.with_(categories=self.sidebar.checked_categories())
+        if given:
+            self._save_colours()
+
+    # --- colours ---------------------------------------------------------------------------
+    def _save_colours(self) -> None:
+        settings = Settings()
+        settings.set_home_value(self.home.label, "colours", self.colour_book.to_json())
+        settings.sync()
+
+    def _show_legend(self) -> None:
+        if self.data is not None:
+            style = self.view.style_
+            entries = self.colour_book.legend(self.data, self.view.colour_by, style)
+            self.sidebar.show_legend(entries, neutral_colour(style))
+
+    def _recoloured(self) -> None:
+        self._save_colours()
+        self.view.recolour()
+        self._show_legend()
+
+    def set_category_colour(self, name: str, colour: QColor | None) -> None:
+        """Draw category ``name`` in ``colour`` (None: the colour its name gives), saved for this home."""
+        self.colour_book.set_custom(name, colour)
+        self._recoloured()
+
+    def add_colour_group(self, query: str, colour: QColor) -> None:
+        """Draw every node ``query`` finds in ``colour`` (a colour group), saved for this home."""
+        self.colour_book.add_group(query, colour)
+        self._recoloured()
+
+    def remove_colour_group(self, query: str) -> None:
+        self.colour_book.remove_group(query)
+        self._recoloured()
+
+    def _choose_category_colour(self, name: str) -> None:
+        start = self.colour_book.category_colour(name, self.view.style_)
+        colour = QColorDialog.getColor(start, self, f"Colour of “{name}”")
+        if colour.isValid():
+            self.set_category_colour(name, colour)
+
+    def _choose_group_colour(self) -> None:
+        query = self.search.text().strip()
+        if not query:
+            self.message.show_message("Type a search first: its results become the colour group.")
+            return
+        colour = QColorDialog.getColor(QColor("#ffd479"), self, f"Colour of “{query}”")
+        if colour.isValid():
+            self.add_colour_group(query, colour)
 
     # --- filters ---------------------------------------------------------------------------
     def set_filters(self, **changes: Any) -> None:
@@ -278,6 +345,7 @@ class GraphPanel(QWidget):
         self.mask = visible_mask(self.data, self.state)
         self.view.set_visible(self.mask)
         self._update_count()
+        self._show_overview()
         if self.details.node_id() is not None and self.view.selected_id() is None:
             self.details.clear()
 
@@ -326,13 +394,33 @@ class GraphPanel(QWidget):
 
     def _colour_toggled(self, by_kind: bool) -> None:
         self.view.set_colour_by("kind" if by_kind else "category")
+        self._show_legend()
 
     # --- selection and details -------------------------------------------------------------
     def _node_clicked(self, node_id: str | None) -> None:
         if node_id is None:
             self.details.clear()
             return
+        self._move_local_graph(node_id)
         self._show_details(node_id)
+
+    # --- the local graph -------------------------------------------------------------------
+    def set_local_depth(self, depth: int) -> None:
+        """Show only the selected node and its neighbours ``depth`` steps out (0: everything)."""
+        root = self.view.selected_id() or self.state.local_root
+        if depth and root is None:
+            self.message.show_message("Select a node: the local graph shows it and its neighbours.")
+        self.set_filters(local_depth=depth, local_root=root)
+        if root is not None:
+            self.view.select(root)
+        self.view.fit(shown_only=bool(depth and root))
+
+    def _move_local_graph(self, node_id: str) -> None:
+        """With the local graph on, a newly selected node becomes its centre."""
+        if self.state.local_depth and node_id != self.state.local_root:
+            self.set_filters(local_root=node_id)
+            self.view.select(node_id)
+            self.view.fit(shown_only=True)
 
     def _node_activated(self, node_id: str) -> None:
         self.view.select(node_id)
@@ -344,6 +432,8 @@ class GraphPanel(QWidget):
         if self.data is None or node_id not in self.data.index:
             self.message.show_message(f"'{node_id}' is not in the graph (filtered out, or not learned).")
             return
+        if self.state.local_depth:
+            self._move_local_graph(node_id)
         self.view.select(node_id)
         if self.view.selected_id() == node_id:
             self._show_details(node_id)

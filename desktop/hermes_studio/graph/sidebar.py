@@ -24,23 +24,32 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QSlider,
     QVBoxLayout,
     QWidget,
 )
 
+from .colours import LegendEntry
+from .local import MAX_DEPTH
 from .model import GraphData
 
 
-def _swatch(colour: QColor, diamond: bool = False) -> QIcon:
+def _swatch(colour: QColor, diamond: bool = False, hollow: bool = False) -> QIcon:
+    """A legend mark: the node's glyph in its colour (hollow: the colour means nothing now)."""
     pixmap = QPixmap(14, 14)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(colour)
-    painter.setPen(Qt.PenStyle.NoPen)
+    if hollow:
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(colour)
+    else:
+        painter.setBrush(colour)
+        painter.setPen(Qt.PenStyle.NoPen)
     if diamond:
         painter.translate(7, 7)
         painter.rotate(45)
@@ -57,6 +66,11 @@ class SidePanel(QScrollArea):
     sig_filters = Signal(object)  # dict of FilterState fields to change
     sig_clear = Signal()  # "Clear filters": the panel also clears the search and the playhead
     sig_restore = Signal(str)  # archived skill name
+    sig_recolour = Signal(str)  # category: the person wants to choose its colour
+    sig_reset_colour = Signal(str)  # category: back to the colour its name gives
+    sig_add_group = Signal()  # colour what the search finds
+    sig_remove_group = Signal(str)  # a colour group's query
+    sig_local = Signal(int)  # the local graph's depth; 0 = off
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,6 +96,9 @@ class SidePanel(QScrollArea):
         )
         self.pinned_box = QCheckBox("Pinned only")
         self.pinned_box.toggled.connect(lambda on: self._filter(pinned_only=on))
+        self.problems_box = QCheckBox("Has problems")
+        self.problems_box.setToolTip("Only skills with health problems (the dot on a node; hover it for what)")
+        self.problems_box.toggled.connect(lambda on: self._filter(problems_only=on))
         self.from_box = QCheckBox("From")
         self.to_box = QCheckBox("To")
         self.from_date = QDateEdit()
@@ -100,14 +117,33 @@ class SidePanel(QScrollArea):
         form.addWidget(QLabel("Source"), 1, 0)
         form.addWidget(self.source_combo, 1, 1)
         form.addWidget(self.pinned_box, 2, 0, 1, 2)
-        form.addWidget(self.from_box, 3, 0)
-        form.addWidget(self.from_date, 3, 1)
-        form.addWidget(self.to_box, 4, 0)
-        form.addWidget(self.to_date, 4, 1)
+        form.addWidget(self.problems_box, 3, 0, 1, 2)
+        form.addWidget(self.from_box, 4, 0)
+        form.addWidget(self.from_date, 4, 1)
+        form.addWidget(self.to_box, 5, 0)
+        form.addWidget(self.to_date, 5, 1)
         clear = QPushButton("Clear filters")
         clear.clicked.connect(lambda: self.sig_clear.emit())
-        form.addWidget(clear, 5, 0, 1, 2)
+        form.addWidget(clear, 6, 0, 1, 2)
         layout.addWidget(filters)
+
+        local = QGroupBox("Local graph")
+        local_layout = QGridLayout(local)
+        self.local_box = QCheckBox("Selection and neighbours")
+        self.local_box.setToolTip("Show the selected node and its neighbours; select another node to move")
+        self.depth_slider = QSlider(Qt.Orientation.Horizontal)
+        self.depth_slider.setObjectName("localDepth")
+        self.depth_slider.setRange(1, MAX_DEPTH)
+        self.depth_slider.setValue(1)
+        self.depth_slider.setPageStep(1)
+        self.depth_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.depth_label = QLabel("depth 1")
+        self.local_box.toggled.connect(self._local_changed)
+        self.depth_slider.valueChanged.connect(self._local_changed)
+        local_layout.addWidget(self.local_box, 0, 0, 1, 2)
+        local_layout.addWidget(self.depth_slider, 1, 0)
+        local_layout.addWidget(self.depth_label, 1, 1)
+        layout.addWidget(local)
 
         categories = QGroupBox("Categories")
         cat_layout = QVBoxLayout(categories)
@@ -115,6 +151,8 @@ class SidePanel(QScrollArea):
         self.category_list.setObjectName("categoryLegend")
         self.category_list.setMinimumHeight(120)
         self.category_list.itemChanged.connect(self._categories_changed)
+        self.category_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.category_list.customContextMenuRequested.connect(self._category_menu)
         cat_layout.addWidget(self.category_list)
         buttons = QHBoxLayout()
         all_button = QPushButton("All")
@@ -126,9 +164,27 @@ class SidePanel(QScrollArea):
         cat_layout.addLayout(buttons)
         layout.addWidget(categories, 1)
 
+        # what the colours mean when the category swatches do not say it all: colour
+        # groups (they win), the kinds in "Colour by kind", the categories sharing neutral
+        key = QGroupBox("Colours")
+        key_layout = QVBoxLayout(key)
+        self.colour_key = QListWidget()
+        self.colour_key.setObjectName("colourKey")
+        self.colour_key.setMaximumHeight(80)
+        self.colour_key.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.colour_key.customContextMenuRequested.connect(self._key_menu)
+        self.group_button = QPushButton("Colour search results…")
+        self.group_button.setToolTip("Give the nodes the search finds a colour of their own (a colour group)")
+        self.group_button.clicked.connect(lambda: self.sig_add_group.emit())
+        key_layout.addWidget(self.colour_key)
+        key_layout.addWidget(self.group_button)
+        layout.addWidget(key)
+
         self.legend = QLabel(
             "● skill  ◆ memory card<br>size: √uses · gold pin: pinned<br>"
-            "faint: older, archived or stale<br><i>timeline: core = oldest · outer = newer</i>"
+            "faint: older, archived or stale<br>"
+            "<span style='color:#e5484d'>●</span><span style='color:#f5a524'>●</span>"
+            "<span style='color:#8fa3c8'>●</span> health: error, warning, note<br><i>timeline: core = oldest · outer = newer</i>"
         )
         self.legend.setObjectName("glyphLegend")
         self.legend.setWordWrap(True)
@@ -156,6 +212,11 @@ class SidePanel(QScrollArea):
         self.setMinimumWidth(220)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
 
+    def _local_changed(self, *_: object) -> None:
+        depth = self.depth_slider.value()
+        self.depth_label.setText(f"depth {depth}")
+        self.sig_local.emit(depth if self.local_box.isChecked() else 0)
+
     def _filter(self, **changes: Any) -> None:
         self.sig_filters.emit(changes)
 
@@ -164,6 +225,8 @@ class SidePanel(QScrollArea):
         self.kind_combo.setCurrentIndex(0)
         self.source_combo.setCurrentIndex(0)
         self.pinned_box.setChecked(False)
+        self.problems_box.setChecked(False)
+        self.local_box.setChecked(False)
         self.from_box.setChecked(False)
         self.to_box.setChecked(False)
         self.check_all_categories(True)
@@ -187,13 +250,91 @@ class SidePanel(QScrollArea):
         self._paint_category_icons(colours)
         return True
 
-    def _paint_category_icons(self, colours: dict[str, QColor]) -> None:
+    def _paint_category_icons(self, colours: dict[str, QColor], hollow: bool = False) -> None:
         self.category_list.blockSignals(True)  # an icon change is an itemChanged too
         for i in range(self.category_list.count()):
             item = self.category_list.item(i)
             colour = colours.get(item.text(), QColor("#888"))
-            item.setIcon(_swatch(colour, diamond=item.text() == "memory"))
+            item.setIcon(_swatch(colour, diamond=item.text() == "memory", hollow=hollow))
         self.category_list.blockSignals(False)
+
+    def show_legend(self, entries: list[LegendEntry], neutral: QColor) -> None:
+        """Show what the canvas's colours mean (``ColourBook.legend``): category swatches
+        (hollow while the nodes are coloured by kind) and the key of groups, kinds and the
+        categories sharing the ``neutral`` colour."""
+        categories = {e.name: e for e in entries if e.role == "category"}
+        by_kind = not categories
+        if by_kind:
+            self._paint_category_icons({}, hollow=True)
+        else:
+            self._paint_category_icons({name: e.colour for name, e in categories.items()})
+        for i in range(self.category_list.count()):
+            item = self.category_list.item(i)
+            entry = categories.get(item.text())
+            shared = entry is not None and entry.colour == neutral and item.text() != "memory"
+            item.setToolTip(
+                "" if entry is None else f"{entry.count:,} nodes"
+                + (" · shares the neutral colour (more categories than colours)" if shared else "")
+                + " · right-click to recolour"
+            )
+        self.colour_key.clear()
+        key = [e for e in entries if e.role != "category"]
+        sharing = [name for name, e in categories.items() if e.colour == neutral and name != "memory"]
+        for entry in key:
+            text = f"“{entry.name}”" if entry.role == "group" else entry.name
+            item = QListWidgetItem(_swatch(entry.colour, entry.diamond), f"{text} ({entry.count:,})")
+            item.setData(Qt.ItemDataRole.UserRole, (entry.role, entry.name))
+            if entry.role == "group":
+                item.setToolTip("A colour group: nodes the search finds. Right-click to remove.")
+            self.colour_key.addItem(item)
+        if sharing:
+            item = QListWidgetItem(_swatch(neutral), f"{len(sharing)} smaller categories")
+            item.setToolTip("Share the neutral colour: " + ", ".join(sharing))
+            item.setData(Qt.ItemDataRole.UserRole, ("neutral", ""))
+            self.colour_key.addItem(item)
+        if self.colour_key.count() == 0:
+            item = QListWidgetItem("by category (above)")
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.colour_key.addItem(item)
+
+    def key_entries(self) -> list[tuple[str, str, QColor]]:
+        """``(role, name, colour)`` per entry of the colour key (for tests and screenshots)."""
+        found = []
+        for i in range(self.colour_key.count()):
+            item = self.colour_key.item(i)
+            role_name = item.data(Qt.ItemDataRole.UserRole)
+            if role_name:
+                colour = QColor(item.icon().pixmap(14, 14).toImage().pixelColor(7, 7))
+                found.append((role_name[0], role_name[1], colour))
+        return found
+
+    def category_swatch(self, name: str) -> QColor | None:
+        """The colour of ``name``'s legend swatch at its centre (None: hollow or absent)."""
+        for i in range(self.category_list.count()):
+            item = self.category_list.item(i)
+            if item.text() == name:
+                colour = item.icon().pixmap(14, 14).toImage().pixelColor(7, 7)
+                return QColor(colour) if colour.alpha() == 255 else None
+        return None
+
+    def _category_menu(self, point: Any) -> None:
+        item = self.category_list.itemAt(point)
+        if item is None:
+            return
+        name = item.text()
+        menu = QMenu(self)
+        menu.addAction(f"Colour of “{name}”…", lambda: self.sig_recolour.emit(name))
+        menu.addAction("Colour from its name", lambda: self.sig_reset_colour.emit(name))
+        menu.popup(self.category_list.mapToGlobal(point))
+
+    def _key_menu(self, point: Any) -> None:
+        item = self.colour_key.itemAt(point)
+        role_name = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        if not role_name or role_name[0] != "group":
+            return
+        menu = QMenu(self)
+        menu.addAction("Remove this colour group", lambda: self.sig_remove_group.emit(role_name[1]))
+        menu.popup(self.colour_key.mapToGlobal(point))
 
     def checked_categories(self) -> frozenset[str] | None:
         """The ticked categories, or None when all are (no category filter)."""

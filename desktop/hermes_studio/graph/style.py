@@ -1,7 +1,7 @@
 """Colours, glyphs and sizes of the graph: the visual encoding in one place.
 
 * glyph by kind: skill = circle, memory card = diamond; a gold pin on pinned skills;
-* colour by category (golden-angle hues, as the agent's terminal renderer) or, with the
+* colour by category (from the category's name, see :mod:`.colours`) or, with the
   toggle, by kind (skills in the accent colour, memories in its complement);
 * size by √useCount with a bump for pinned; archived/stale smaller (see
   :func:`layout.node_radius`);
@@ -11,17 +11,17 @@
 
 from __future__ import annotations
 
-import colorsys
 from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QColor, QPainterPath, QPalette
+from PySide6.QtGui import QPainterPath, QPalette
 from PySide6.QtWidgets import QApplication
 
-GOLDEN_DEGREES = 137.508
 MEMORY_CATEGORY = "memory"
 PIN_GOLD = "#f2b640"
+#: No node is drawn smaller than this on screen, however far the map is zoomed out.
+MIN_NODE_PX = 5.0
 
 
 @dataclass(frozen=True)
@@ -80,26 +80,6 @@ def canvas_style(palette: QPalette | None = None, *, follow_theme: bool = False)
     return DARK_CANVAS if palette.window().color().lightnessF() < 0.5 else LIGHT_CANVAS
 
 
-def category_colour(position: int, dark: bool) -> QColor:
-    """The ``position``-th category's colour: hues a golden angle apart."""
-    hue = (position * GOLDEN_DEGREES + 205.0) % 360.0 / 360.0
-    lightness = 0.64 if dark else 0.50
-    r, g, b = colorsys.hls_to_rgb(hue, lightness, 0.62)
-    return QColor.fromRgbF(r, g, b)
-
-
-def category_colours(names: list[str], style: CanvasStyle) -> dict[str, QColor]:
-    colours: dict[str, QColor] = {}
-    position = 0
-    for name in names:
-        if name == MEMORY_CATEGORY:
-            colours[name] = QColor(style.memory)
-        else:
-            colours[name] = category_colour(position, style.dark)
-            position += 1
-    return colours
-
-
 def age_alpha(times: np.ndarray, newest: float | None, oldest: float | None, old: float = 0.42) -> np.ndarray:
     """Alpha per node: ``old`` (0.42) → 0.74 at the middle → new 0.95 (smoothstep)."""
     if newest is None or oldest is None or newest <= oldest:
@@ -135,4 +115,22 @@ def pin_symbol(node_diameter: float) -> QPainterPath:
     needle.closeSubpath()
     path = path.united(needle)
     _PINS[key] = path
+    return path
+
+
+BADGE_BOX = 40.0
+_BADGES: dict[int, QPainterPath] = {}
+
+
+def badge_symbol(node_diameter: float) -> QPainterPath:
+    """A health badge for a node of ``node_diameter`` pixels: a 2.8 px dot centred on the
+    node's upper-left rim, drawn in a :data:`BADGE_BOX` box (one path per whole pixel)."""
+    key = max(2, min(int(round(node_diameter)), int(BADGE_BOX) - 10))
+    path = _BADGES.get(key)
+    if path is None:
+        unit = 1.0 / BADGE_BOX
+        rim = key / 2.0 * 0.7071 * unit
+        path = QPainterPath()
+        path.addEllipse(QPointF(-rim, -rim), 2.8 * unit, 2.8 * unit)
+        _BADGES[key] = path
     return path

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
+from .dates import AXIS_HEIGHT, paint_date_axis
 from .model import format_date
 from .style import CanvasStyle, canvas_style
 
@@ -25,22 +26,23 @@ class _Track(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setMinimumHeight(34)
+        self.setMinimumHeight(34 + int(AXIS_HEIGHT))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.skills = np.zeros(0)
         self.memories = np.zeros(0)
         self.ticks: list[float] = []
         self.fraction = 1.0
+        self.span: tuple[float, float] | None = None  # for the date axis
         self.style_: CanvasStyle = canvas_style()
         self.setCursor(Qt.CursorShape.PointingHandCursor)
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(400, 34)
+        return QSize(400, 34 + int(AXIS_HEIGHT))
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        rect = QRectF(self.rect()).adjusted(6, 4, -6, -6)
+        rect = QRectF(self.rect()).adjusted(6, 4, -6, -6 - AXIS_HEIGHT)
         base = QColor(self.style_.ring)
         painter.setPen(QPen(base, 1))
         painter.drawLine(QPointF(rect.left(), rect.bottom()), QPointF(rect.right(), rect.bottom()))
@@ -70,6 +72,7 @@ class _Track(QWidget):
         painter.setPen(QPen(head, 2))
         x = rect.left() + self.fraction * rect.width()
         painter.drawLine(QPointF(x, rect.top() - 2), QPointF(x, rect.bottom() + 4))
+        paint_date_axis(painter, rect, self.span, QColor(self.style_.ring_label))
         painter.end()
 
     def _fraction_at(self, event: QMouseEvent) -> float:
@@ -117,6 +120,7 @@ class TimelineScrubber(QWidget):
     def set_data(self, skills: np.ndarray, memories: np.ndarray, span: tuple[float, float] | None, ticks: list[float]) -> None:
         self.span = span if span and span[1] > span[0] else None
         self.track.skills, self.track.memories = skills, memories
+        self.track.span = self.span
         if self.span:
             lo, hi = self.span
             self.track.ticks = [float(np.clip((t - lo) / (hi - lo), 0, 1)) for t in ticks if t == t]

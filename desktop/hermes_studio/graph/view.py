@@ -21,27 +21,41 @@ import numpy as np
 import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QKeyEvent, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QKeyEvent, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
 
-from .labels import BOLD, NORMAL, SMALL, Label, LabelLayer
+from .colours import ColourBook
+from .health import draw_badges, problems_text
+from .labels import (
+    BOLD,
+    CARD_TITLE,
+    NORMAL,
+    SKILL_TITLE,
+    SMALL,
+    TRIES_PER_LABEL,
+    Label,
+    LabelLayer,
+    Placer,
+    label_budget,
+    short_title,
+)
 from .layout import TIMELINE, LayoutResult
 from .model import MEMORY, GraphData, format_date, source_label
 from .overlays import GraphOverlays
 from .style import (
+    MIN_NODE_PX,
     PIN_BOX,
     PIN_GOLD,
     CanvasStyle,
     age_alpha,
     canvas_style,
-    category_colours,
     pin_symbol,
 )
 
 #: Above this many shown nodes, selection does not dim the rest (a full brush update).
 DIM_LIMIT = 4000
-#: How many of the most used nodes carry a label at rest.
-REST_LABELS = 14
+#: Labels are placed again this long after the camera stops (a pan brings others on screen).
+LABEL_SETTLE_MS = 70
 #: The faint edge layer hides while the camera moves and is back :data:`EDGE_SETTLE_MS`
 #: after it stops (edges cost more to draw than all the nodes); above this many shown
 #: edges it is also drawn without antialiasing.
@@ -100,6 +114,7 @@ class GraphView(pg.GraphicsView):
         self.selected: int | None = None
         self.hovered: int | None = None
         self.colour_by = "category"
+        self.book = ColourBook()  # the panel hands over the home's own
         self.colours: dict[str, QColor] = {}
         self._brushes: dict[tuple[int, int, int, int], QBrush] = {}
         self._size_scale = 1.0
@@ -108,10 +123,18 @@ class GraphView(pg.GraphicsView):
         self._slice_timer.setSingleShot(True)
         self._slice_timer.setInterval(0)
         self._slice_timer.timeout.connect(self._next_slice)
-        self._labels_zoom = 1.0
         self._fitted = False
         self._frame_items: list[Any] = []
         self._label_focus: int | None = None
+        self._importance: tuple[GraphData, np.ndarray] | None = None
+        self._text_sizes: dict[tuple[str, bool], tuple[float, float]] = {}
+        self._fit_zoom = 0.0  # pixels per map unit at the last fit (semantic zoom's 1×)
+        self._labels_timer = QTimer(self)
+        self._labels_timer.setSingleShot(True)
+        self._labels_timer.setInterval(LABEL_SETTLE_MS)
+        self._labels_timer.timeout.connect(self._draw_labels)
+        self._fit_shown = False  # fit() frames the shown nodes only (a local graph)
+        self._fit_hidden = False  # the last fit was made off screen (another tab): redo it on show
 
         self.frame_item = QGraphicsPathItem()  # rings or category discs, one path
         self.frame_item.setZValue(-10)
@@ -124,13 +147,15 @@ class GraphView(pg.GraphicsView):
         self.node_item.setZValue(0)
         self.mark_item = pg.ScatterPlotItem(pxMode=True, antialias=True)
         self.mark_item.setZValue(1)
+        self.badge_item = pg.ScatterPlotItem(pxMode=True, antialias=True)  # skill health
+        self.badge_item.setZValue(0.5)
         self.frame_labels = LabelLayer()
         self.frame_labels.setZValue(-9)
         self.node_labels = LabelLayer()
         self.node_labels.setZValue(3)
         for item in (
             self.frame_item, self.frame_labels, self.edge_item, self.lit_item, self.node_item,
-            self.mark_item, self.node_labels,
+            self.mark_item, self.badge_item, self.node_labels,
         ):
             self.vb.addItem(item)
         # with many edges the faint layer hides while the camera moves (level of detail)
@@ -152,7 +177,7 @@ class GraphView(pg.GraphicsView):
         self._brushes.clear()
         self._apply_pens()
         if self.data is not None:
-            self.colours = category_colours(self.data.category_names(), style)
+            self.colours = self.book.category_colours(self.data.category_names(), style)
             self._draw_frame()
             self._refresh()
 
@@ -166,7 +191,7 @@ class GraphView(pg.GraphicsView):
         self.pos = np.asarray(layout.positions, dtype=np.float64).reshape(-1, 2)
         self.visible = visible
         if not moved_only:
-            self.colours = category_colours(data.category_names(), self.style_)
+            self.colours = self.book.category_colours(data.category_names(), self.style_)
         self.selected = data.index.get(selected_id) if selected_id is not None else None
         if self.selected is not None and not self.visible[self.selected]:
             self.selected = None
@@ -195,6 +220,13 @@ class GraphView(pg.GraphicsView):
         self.colour_by = mode
         self._refresh()
 
+    def recolour(self) -> None:
+        """Redraw after the colour book changed (a category recoloured, a group)."""
+        if self.data is not None:
+            self.colours = self.book.category_colours(self.data.category_names(), self.style_)
+            self._draw_frame()
+            self._refresh()
+
     def select(self, node_id: str | None) -> None:
         index = None
         if node_id is not None and self.data is not None:
@@ -216,7 +248,9 @@ class GraphView(pg.GraphicsView):
             return []
         return [self.data.ids[i] for i in self.shown]
 
-    def fit(self) -> None:
+    def fit(self, *, shown_only: bool = False) -> None:
+        """Frame the whole map, or (``shown_only``) the nodes shown now, e.g. a local graph."""
+        self._fit_shown = shown_only
         if self._fit_camera():
             self._refresh()
         elif self.data is not None:
@@ -230,6 +264,7 @@ class GraphView(pg.GraphicsView):
             return False
         self.vb.setRange(rect, padding=0.04)
         self._fitted = True
+        self._fit_hidden = not self.isVisible()
         # glyphs keep their pixel size while zooming (fast); it is chosen here, once per fit,
         # so that a big map's overview is not a solid blob
         per_unit = self._pixels_per_unit()
@@ -238,15 +273,37 @@ class GraphView(pg.GraphicsView):
         # in steps of 0.1: the two layouts of a home then usually share one glyph size, and
         # a mode switch moves the glyphs instead of redrawing them
         scale = float(np.clip(round(per_unit, 1), 0.4, 1.6))
-        self._labels_zoom = per_unit
+        self._fit_zoom = per_unit
         if abs(scale - self._size_scale) > tolerance * self._size_scale and self.data is not None:
             self._size_scale = scale
             return True
         return False
 
+    def showEvent(self, event: Any) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._refit_if_hidden()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._refit_if_hidden()
+
+    def _refit_if_hidden(self) -> None:
+        """A fit made while the tab was hidden used a canvas of the wrong size (tiny glyphs,
+        a small map): fit again once the canvas is on screen and laid out."""
+        if getattr(self, "_fit_hidden", False) and self.data is not None and self.isVisible():
+            QTimer.singleShot(0, self, self._refit)
+
+    def _refit(self) -> None:
+        if self._fit_hidden and self.isVisible() and shiboken6.isValid(self):
+            self.fit(shown_only=self._fit_shown)
+
     def content_rect(self) -> QRectF | None:
         if len(self.pos) == 0:
             return None
+        if self._fit_shown and len(self.shown):
+            low = self.pos[self.shown].min(axis=0) - 40  # room for the labels
+            high = self.pos[self.shown].max(axis=0) + 40
+            return QRectF(QPointF(*low), QPointF(*high))
         low = self.pos.min(axis=0) - 12
         high = self.pos.max(axis=0) + 12
         if self.layout_ is not None and self.layout_.rings:
@@ -304,7 +361,8 @@ class GraphView(pg.GraphicsView):
         if layout.mode == TIMELINE:
             for ring in layout.rings:
                 path.addEllipse(QPointF(0, 0), ring.outer, ring.outer)
-                labels.append(Label(0.0, ring.outer, ring.label, muted, SMALL, -1.0))
+                # inside its own band, under the outer circle (above it sat in the next ring)
+                labels.append(Label(0.0, ring.outer, ring.label, muted, SMALL, 2.0))
             if layout.rings:
                 inner = layout.rings[0].inner
                 path.addEllipse(QPointF(0, 0), inner, inner)
@@ -330,21 +388,9 @@ class GraphView(pg.GraphicsView):
         return len(self.shown) <= DIM_LIMIT
 
     def _base_colours(self) -> np.ndarray:
-        """RGB per node (0–255) for the current colour mode."""
-        data = self.data
-        assert data is not None
-        n = data.size
-        rgb = np.zeros((n, 3), dtype=np.int64)
-        if self.colour_by == "kind":
-            skill = QColor(self.style_.accent).getRgb()[:3]
-            memory = QColor(self.style_.memory).getRgb()[:3]
-            rgb[:] = skill
-            rgb[data.kind == MEMORY] = memory
-            return rgb
-        names, which = np.unique(np.asarray(data.categories, dtype=object), return_inverse=True)
-        grey = QColor(128, 128, 128)
-        table = np.array([self.colours.get(str(name), grey).getRgb()[:3] for name in names], dtype=np.int64)
-        return table.reshape(-1, 3)[which.reshape(-1)] if n else rgb
+        """RGB per node (0–255) for the current colour mode (the legend reads the same book)."""
+        assert self.data is not None
+        return self.book.node_rgb(self.data, self.colour_by, self.style_)
 
     def _brush(self, r: int, g: int, b: int, a: int) -> QBrush:
         key = (r, g, b, a)
@@ -360,6 +406,7 @@ class GraphView(pg.GraphicsView):
         self.shown = np.flatnonzero(self.visible)
         if nodes:
             self._draw_nodes()
+            draw_badges(self.badge_item, data, self.shown, self.pos, self._size_scale)
         self._draw_edges()
         self._draw_focus()
         self._draw_labels()
@@ -402,13 +449,13 @@ class GraphView(pg.GraphicsView):
         outline.setAlphaF(0.85)
         outline_pen = pg.mkPen(outline, width=1.0)
         pinned = shown[data.pinned[shown]]
-        diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, 3.0)
+        diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, MIN_NODE_PX)
         gold = pg.mkBrush(QColor(PIN_GOLD))
         pin_pen = pg.mkPen(QColor("#6b4a00"), width=0.8)
         glyphs = {
             "x": np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
             "y": np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
-            "size": np.concatenate([np.maximum(sizes, 3.0), np.full(len(pinned), PIN_BOX)]),
+            "size": np.concatenate([np.maximum(sizes, MIN_NODE_PX), np.full(len(pinned), PIN_BOX)]),
             "symbol": list(symbols) + [pin_symbol(d) for d in diameters.tolist()],
             "brush": brushes + [gold] * len(pinned),
             "pen": [outline_pen] * len(shown) + [pin_pen] * len(pinned),
@@ -492,7 +539,7 @@ class GraphView(pg.GraphicsView):
                 continue
             marks_x.append(self.pos[index, 0])
             marks_y.append(self.pos[index, 1])
-            marks_size.append(max(2.0 * radii[index] * self._size_scale, 3.0) + 9.0)
+            marks_size.append(max(2.0 * radii[index] * self._size_scale, MIN_NODE_PX) + 9.0)
             marks_pen.append(pg.mkPen(QColor(colour), width=width))
         self.mark_item.setData(
             x=marks_x, y=marks_y, size=marks_size, symbol="o", pen=marks_pen,
@@ -512,57 +559,93 @@ class GraphView(pg.GraphicsView):
         self.lit_item.setVisible(len(pairs) > 0)
 
     def _draw_labels(self) -> None:
+        """Semantic zoom: the selected and hovered nodes' labels always; then, in order of
+        importance, every label that fits without overlapping one already placed, up to a
+        budget that grows as the camera closes in (:func:`labels.label_budget`)."""
         data = self.data
         if data is None or len(self.shown) == 0:
             self.node_labels.set_labels([])
             return
         focus = self._focus()
         self._label_focus = focus
-        wanted: list[tuple[int, bool]] = []
-        if focus is not None:
-            wanted.append((focus, True))
-            wanted.extend((int(i), True) for i in data.neighbours[focus] if self.visible[i])
-        shown = self.shown
-        skills = shown[data.kind[shown] != MEMORY]
-        busiest = skills[np.argsort(-data.use_count[skills], kind="stable")][:REST_LABELS]
-        wanted.extend((int(i), False) for i in busiest)
-        placed: list[QRectF] = []
-        seen: set[int] = set()
+        forced = [i for i in dict.fromkeys((self.selected, self.hovered)) if i is not None]
+        near = [int(i) for i in data.neighbours[focus] if self.visible[i]] if focus is not None else []
+        # where each shown node is, in the view's pixels (y down), and which are on screen
+        view = self.vb.viewRect()
+        width, height = self.vb.width(), self.vb.height()
+        if view.width() <= 0 or view.height() <= 0 or width <= 0:
+            return
+        px = (self.pos[:, 0] - view.left()) / view.width() * width
+        py = (view.bottom() - self.pos[:, 1]) / view.height() * height
+        on_screen = self.visible & (px > -40) & (px < width + 40) & (py > -20) & (py < height + 20)
+        order = self._importance_order()
+        ranked = order[on_screen[order]]
+        budget = label_budget(self._pixels_per_unit() / self._fit_zoom if self._fit_zoom > 0 else 1.0)
+        placer = Placer()
+        screen = QRectF(0, 0, width, height)
         labels: list[Label] = []
-        radii = data.radii()
-        for index, important in wanted:
+        radii = np.maximum(2.0 * data.radii() * self._size_scale, MIN_NODE_PX) / 2
+        free_placed = 0
+        seen: set[int] = set()
+        tries = max(600, budget * TRIES_PER_LABEL)
+        for index in [*forced, *near, *ranked[:tries].tolist()]:
             if index in seen:
                 continue
             seen.add(index)
-            x, y = self.pos[index]
-            scene = self.vb.mapViewToScene(QPointF(float(x), float(y)))
-            text = data.labels[index]
-            if len(text) > 42:
-                text = text[:41] + "…"
-            radius = max(2.0 * radii[index] * self._size_scale, 3.0) / 2
-            width = 6.2 * len(text) + 8
-            box = QRectF(scene.x() - width / 2, scene.y() + radius + 1, width, 15)
-            if not important and any(box.intersects(other) for other in placed):
-                continue
-            placed.append(box)
+            important = index in forced
+            if not important and free_placed >= budget:
+                break
+            font = BOLD if index == focus else NORMAL
+            text = self._label_text(index, important)
+            w, h = self._text_size(text, font)
+            x, y, r = float(px[index]), float(py[index]), float(radii[index])
+            below = QRectF(x - w / 2, y + r + 2.0, w, h)
+            above = QRectF(x - w / 2, y - r - 2.0 - h, w, h)
+            box, offset = (below, r + 2.0) if important or placer.free(below) else (above, -(r + 2.0))
+            if not important and not (placer.free(box) and screen.contains(box)):
+                continue  # (a label cut by the canvas edge waits for the camera to reach it)
+            placer.add(box)
+            if not important:
+                free_placed += 1
             colour = QColor(self.style_.label)
-            if not important and focus is not None:
+            if not important and focus is not None and index not in near:
                 colour.setAlphaF(0.55)
-            labels.append(
-                Label(float(x), float(y), text, colour, BOLD if index == focus else NORMAL, radius + 2.0, plate=True)
-            )
+            x0, y0 = self.pos[index]
+            labels.append(Label(float(x0), float(y0), text, colour, font, offset, plate=True))
         self.node_labels.set_labels(labels, QColor(self.style_.background))
+
+    def _importance_order(self) -> np.ndarray:
+        """Every node, most important first: pinned, then uses and relations (a memory card
+        counts its links), ties by id order."""
+        data = self.data
+        assert data is not None
+        if self._importance is None or self._importance[0] is not data:
+            degree = np.array([len(n) for n in data.neighbours], dtype=np.float64)
+            score = data.use_count + 2.0 * degree + 1000.0 * data.pinned
+            self._importance = (data, np.argsort(-score, kind="stable"))
+        return self._importance[1]
+
+    def _label_text(self, index: int, important: bool) -> str:
+        assert self.data is not None
+        if self.data.kind[index] == MEMORY:
+            return short_title(self.data.labels[index], CARD_TITLE * 2 if important else CARD_TITLE)
+        return short_title(self.data.labels[index], SKILL_TITLE)
+
+    def _text_size(self, text: str, font: QFont) -> tuple[float, float]:
+        """A label's size in pixels, as :class:`LabelLayer` draws it."""
+        key = (text, font is BOLD)
+        size = self._text_sizes.get(key)
+        if size is None:
+            metrics = QFontMetricsF(font)
+            size = self._text_sizes[key] = (metrics.horizontalAdvance(text) + 6, metrics.height())
+        return size
 
     # --- camera --------------------------------------------------------------------------
     def _range_changed(self, *_: object) -> None:
-        """The camera moved: re-place the labels when the zoom changed enough to change
-        which ones collide."""
-        if self.data is None:
-            return
-        per_unit = self._pixels_per_unit()
-        if per_unit > 0 and abs(per_unit / self._labels_zoom - 1.0) > 0.25:
-            self._labels_zoom = per_unit
-            self._draw_labels()
+        """The camera moved: place the labels again once it rests (which fit, and which are
+        on screen, change with it)."""
+        if self.data is not None:
+            self._labels_timer.start()
 
     def _pixels_per_unit(self) -> float:
         view = self.vb.viewRect()
@@ -582,7 +665,7 @@ class GraphView(pg.GraphicsView):
         dx = (self.pos[shown, 0] - point.x()) / px
         dy = (self.pos[shown, 1] - point.y()) / py
         dist = np.sqrt(dx * dx + dy * dy)
-        reach = np.maximum(data.radii()[shown] * self._size_scale, 1.5) + slack_px
+        reach = np.maximum(data.radii()[shown] * self._size_scale, MIN_NODE_PX / 2) + slack_px
         inside = dist <= reach
         if not inside.any():
             return None
@@ -654,6 +737,8 @@ class GraphView(pg.GraphicsView):
             uses = int(node.get("useCount") or 0)
             if uses:
                 badges.append(f"×{uses}")
+            if problems := problems_text(node):
+                badges.append(problems)
             first = str(node.get("description") or "")
         title = html.escape(data.labels[index])
         extra = f"<br>{html.escape(first[:300])}" if first and first != data.labels[index] else ""

@@ -1,0 +1,106 @@
+"""Skill health in the graph (badges, the "Has problems" filter, the overview's count) and an
+overview that follows the filters and the timeline's playhead."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+from PySide6.QtGui import QColor
+
+from hermes_studio.graph.health import BADGE_COLOURS, ERROR, health_arrays
+from hermes_studio.graph.model import MEMORY
+
+BROKEN_SKILL_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from hermes_memory.home import HermesHome
+    from hermes_memory.skills.usage import empty_record, update_usage
+
+    home = HermesHome.resolve(sys.argv[1])
+    skill = home.skills_dir / "testing" / "half-written"
+    skill.mkdir(parents=True)
+    # the closing --- never came: the agent would show this frontmatter as the body
+    (skill / "SKILL.md").write_text(
+        "---\\nname: half-written\\ndescription: A skill whose header was cut off\\n# Body\\n",
+        encoding="utf-8",
+    )
+
+    def mark(data):
+        record = empty_record()
+        record["created_by"] = "agent"
+        record["use_count"] = 3
+        data["half-written"] = record
+
+    update_usage(home, mark)
+    """
+)
+
+
+def badge_of(panel, node_id: str) -> QColor | None:
+    item = panel.view.badge_item
+    if not item.isVisible() or len(item.data) == 0:
+        return None
+    index = panel.data.index[node_id]
+    where = np.flatnonzero(item.data["data"] == index)
+    return item.data["brush"][int(where[0])].color() if len(where) else None
+
+
+def overview_counts(panel) -> tuple[int, int]:
+    """(learned skills, memory cards) as the overview states them."""
+    text = panel.details.hint.text()
+    skills, memories = re.search(r"<b>(\d+)</b> learned skills.*?<b>(\d+)</b> memory cards", text).groups()
+    return int(skills), int(memories)
+
+
+def shown_counts(panel) -> tuple[int, int]:
+    data, shown = panel.data, panel.view.shown
+    memory = int((data.kind[shown] == MEMORY).sum())
+    return len(shown) - memory, memory
+
+
+def test_a_broken_skill_gets_a_badge_the_filter_and_the_overview_count(panel, demo_home, qtbot):
+    subprocess.run([sys.executable, "-c", BROKEN_SKILL_SCRIPT, str(demo_home.path)], check=True, timeout=60)
+    qtbot.waitUntil(lambda: "half-written" in panel.data.index, timeout=15000)
+    qtbot.waitUntil(lambda: not panel.view.drawing)
+    data = panel.data
+    assert "frontmatter-unclosed" in data.node("half-written")["healthCodes"]
+    assert badge_of(panel, "half-written") == QColor(BADGE_COLOURS[ERROR])
+    assert "frontmatter not closed" in panel.view.tooltip_html(data.index["half-written"])
+    counts, _worst = health_arrays(data)
+    healthy = next(i for i in data.ids if counts[data.index[i]] == 0 and data.kind[data.index[i]] != MEMORY)
+    assert badge_of(panel, healthy) is None
+    # only errors and warnings carry a dot: the demo's stale skills (notes) do not
+    badged = {panel.data.ids[i] for i in panel.view.badge_item.data["data"]}
+    assert badged == {i for i in data.ids if _worst[data.index[i]] >= 1} == {"half-written"}
+    stale = next(i for i in data.ids if data.node(i).get("healthCodes") == ["stale"])
+    assert badge_of(panel, stale) is None
+    assert "not used for a long time" in panel.view.tooltip_html(data.index[stale])
+    # "Has problems" keeps every skill with any finding
+    panel.sidebar.problems_box.setChecked(True)
+    assert set(panel.view.shown_ids()) == {i for i in data.ids if counts[data.index[i]] > 0}
+    assert "half-written" in panel.view.shown_ids() and stale in panel.view.shown_ids()
+    troubled = int((counts > 0).sum())
+    assert (
+        f"<b>{troubled}</b> skills with health problems (<b>1</b> the agent mis-reads, "
+        f"<b>{troubled - 1}</b> only stale or never used)"
+    ) in panel.details.hint.text()
+    panel.sidebar.problems_box.setChecked(False)
+    assert len(panel.view.shown_ids()) == data.size
+
+
+def test_the_overview_follows_the_search_and_the_playhead(panel, qtbot):
+    assert overview_counts(panel) == shown_counts(panel)
+    panel.search.setText("docker")
+    assert "<h3>Shown now</h3>" in panel.details.hint.text()
+    assert overview_counts(panel) == shown_counts(panel) != (0, 0)
+    panel.search.clear()
+    panel.scrubber.scrub(0.4)
+    assert 0 < len(panel.view.shown) < panel.data.size
+    assert overview_counts(panel) == shown_counts(panel)
+    panel.scrubber.scrub(1.0)
+    assert "<h3>What the agent learned</h3>" in panel.details.hint.text()
+    assert overview_counts(panel) == shown_counts(panel)

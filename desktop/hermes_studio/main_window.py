@@ -23,7 +23,6 @@ from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
-from hermes_memory import api
 from hermes_memory.home import HermesHome, HomeError
 from hermes_memory.memory.entries import FILE_NAMES
 
@@ -213,8 +212,8 @@ class MainWindow(QMainWindow):
         self.history.record(
             label,
             undo.target or "skills",
-            functools.partial(graph_actions.undo, self.home, undo),
-            functools.partial(graph_actions.undo, self.home, redo),
+            ("graph_undo", {"step": undo.step()}),
+            ("graph_undo", {"step": redo.step()}),
         )
 
     def _record_save(self, editor: StoreEditor, result: dict) -> None:
@@ -225,8 +224,8 @@ class MainWindow(QMainWindow):
         self.history.record(
             f"save {FILE_NAMES[target]}",
             target,
-            functools.partial(api.set_entries, self.home, target, list(after), list(before)),
-            functools.partial(api.set_entries, self.home, target, list(before), list(after)),
+            ("set_entries", {"target": target, "expected": list(after), "entries": list(before)}),
+            ("set_entries", {"target": target, "expected": list(before), "entries": list(after)}),
         )
 
     def _draft_first(self, editor: StoreEditor | None, redo: bool) -> bool:

@@ -100,6 +100,11 @@ class MainWindow(QMainWindow):
         self.home_label.setToolTip(str(home.path))
         self.home_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.statusBar().addWidget(self.home_label, 1)
+        if self.workspace.remote:
+            from .remote.status import ConnectionStatus
+
+            self.connection_status = ConnectionStatus(self.workspace, self)
+            self.statusBar().addPermanentWidget(self.connection_status)
         self.meters = StatusMeters(self.workspace, self)
         self.meters.sig_open.connect(self.open_memory)
         self.statusBar().addPermanentWidget(self.meters)

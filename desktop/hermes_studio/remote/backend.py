@@ -40,9 +40,9 @@ class RemoteBackend:
         client: EngineClient | None = None,
     ) -> None:
         self.home = home
-        self.client = client or EngineClient.over_ssh(home.target, home.profile, on_event=on_event)
-        if client is not None and on_event is not None:
-            client.on_event = on_event
+        self.client = client or EngineClient.over_ssh(home.target, home.profile)
+        self.client.on_event = on_event
+        self.client.on_lost = self._lost
         self._on_state = on_state or (lambda _state, _message: None)
         self._connect_lock = threading.Lock()
         self.state = CONNECTING
@@ -78,6 +78,10 @@ class RemoteBackend:
             self.home.remember_profiles(list(home.get("profiles") or []))
             self._set_state(CONNECTED, f"connected to {self.host} (hermes-memory {hello.get('engine', '?')})")
             return hello
+
+    def _lost(self, reason: str) -> None:  # on the client's reader thread
+        self.hello = None
+        self._set_state(LOST, reason)
 
     def call(self, method: str, params: dict[str, Any], *, write: bool = False) -> Any:
         if not self.client.connected:

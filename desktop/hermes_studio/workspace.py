@@ -211,6 +211,7 @@ class Workspace(QObject):
         self._reconnect.setSingleShot(True)
         self._reconnect.timeout.connect(self.reconnect)
         self._reconnect_delay = RECONNECT_FIRST_MS
+        self._was_connected = False
         if self.remote:
             from .remote.backend import RemoteBackend
 
@@ -425,9 +426,12 @@ class Workspace(QObject):
         if isinstance(result, CallFailure):
             return  # the state says why; a retry is scheduled
         self._reconnect_delay = RECONNECT_FIRST_MS
-        # Everything may have changed while we were away: re-read it all, as after lost events.
-        self.refresh_all()
-        for kind in ("config", "skills", "pending"):
+        if not self._was_connected:  # the first time: the views' first loads are queued already
+            self._was_connected = True
+            return
+        # Everything may have changed while we were away: look again, as after lost events
+        # (a store that did not change reports nothing; one that did is a change on disk).
+        for kind in ALL_KINDS + ("pending",):
             self._on_disk_event(kind)
         self._pending_skill_paths = None
 

@@ -175,3 +175,29 @@ def test_hosts_from_ssh_config_are_offered(tmp_path):
     os.environ["HOME"] = str(ssh_dir)  # restored by the autouse isolation fixture
     assert suggested_addresses(["ssh://old/x", "/local/home"]) == [
         "ssh://old/x", "ssh://gateway/", "ssh://cron-box/"]
+
+
+def test_an_unsaved_edit_survives_a_reconnect_and_is_merged_with_the_agents_write(qtbot, address, remote_home):
+    window = open_window(qtbot, address)
+    workspace = window.workspace
+    editor = window.open_memory("user")
+    qtbot.waitUntil(lambda: bool(editor.document.cards), timeout=CONNECT_MS)
+    card = editor.card_at(0)
+    card.text_edit.setFocus()
+    card.text_edit.moveCursor(card.text_edit.textCursor().MoveOperation.End)
+    qtbot.keyClicks(card.text_edit, ADDED)
+    workspace._reconnect_delay = 3000
+    with qtbot.waitSignal(workspace.sig_connection, timeout=CONNECT_MS,
+                          check_params_cb=lambda state, _message: state == "lost"):
+        workspace.backend.client._process.kill()
+    # The agent writes on the remote side while the app is away.
+    assert MemoryStore(remote_home).add("user", "Written by the agent while the app was away.")["success"]
+    qtbot.waitUntil(lambda: workspace.connection == "connected", timeout=CONNECT_MS)
+    qtbot.waitUntil(lambda: "Written by the agent while the app was away." in editor.document.texts(),
+                    timeout=CONNECT_MS)
+    assert editor.document.dirty and editor.document.texts()[0].endswith(ADDED)
+    with qtbot.waitSignal(editor.sig_saved, timeout=CONNECT_MS):
+        editor.save_action.trigger()
+    saved = MemoryStore(remote_home).read_entries("user")
+    assert saved[0].endswith(ADDED) and "Written by the agent while the app was away." in saved
+    window.close()

@@ -360,9 +360,9 @@ class Workspace(QObject):
 
         def work() -> Any:
             try:
-                if backend.__class__ is LocalBackend:
-                    return backend.call(method, params)
-                return backend.call(method, params, write=writing)
+                if getattr(backend, "remote", False):  # refuses a change while disconnected
+                    return backend.call(method, params, write=writing)
+                return backend.call(method, params)
             except Exception as exc:  # answered as a refusal: the view always hears back
                 return _failure(method, exc, writing, host)
 
@@ -373,6 +373,7 @@ class Workspace(QObject):
     # --- stores -------------------------------------------------------------------------
     def refresh_store(self, target: str, origin: str = "app") -> None:
         """Re-read one store on the reader thread, then emit its status."""
+
         def loaded(snapshot: dict) -> None:
             if isinstance(snapshot, CallFailure) or not isinstance(snapshot, dict):
                 return  # said on sig_error; what is shown stays

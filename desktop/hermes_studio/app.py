@@ -29,6 +29,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from hermes_memory.home import HermesHome, HomeError, check_profile_name
+from hermes_memory.remote.ssh import is_ssh_url
 
 from . import __version__
 from .graph.homes import RecentHomes
@@ -155,6 +156,10 @@ def choose_home(args: argparse.Namespace) -> tuple[HermesHome, bool]:
         check_profile_name(args.profile)  # before copying anything
     if args.demo:
         return _require(HermesHome.resolve(demo_home_copy(), args.profile)), True
+    if args.home and is_ssh_url(args.home):  # checked here; its engine checks the rest
+        from .remote.home import RemoteHome
+
+        return RemoteHome.parse(args.home, args.profile), False
     if args.home or args.profile:
         home = _require(HermesHome.resolve(args.home, args.profile))
         if not home.profile and not home.has_hermes_files():
@@ -183,7 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument(
         "--home",
         metavar="PATH",
-        help="the Hermes home to open (default: $HERMES_HOME, else ~/.hermes, else the demo)",
+        help="the Hermes home to open, a folder or ssh://[user@]host[:port]/path "
+        "(default: $HERMES_HOME, else ~/.hermes, else the demo)",
     )
     where.add_argument(
         "--demo", action="store_true", help="open a private copy of the bundled demo home"
@@ -246,7 +252,10 @@ def _dispose(window: QWidget) -> None:
 
 
 def _error_window(args: argparse.Namespace, exc: HomeError) -> HomeErrorWindow:
-    home = exc.home if isinstance(exc, UnfamiliarHome) else HermesHome.resolve(args.home)
+    if isinstance(exc, UnfamiliarHome):
+        home = exc.home
+    else:  # an unusable ssh:// address is no local folder: the page starts from the default home
+        home = HermesHome.resolve(None if is_ssh_url(args.home) else args.home)
 
     def open_window(chosen: HermesHome, demo: bool) -> MainWindow:
         window = MainWindow(chosen, view=args.view, demo=demo)

@@ -23,7 +23,6 @@ from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
-from hermes_memory import api
 from hermes_memory.home import HermesHome, HomeError
 from hermes_memory.learning.memory_cards import parse_memory_id
 from hermes_memory.memory.entries import FILE_NAMES, fingerprint
@@ -111,6 +110,11 @@ class MainWindow(QMainWindow):
         self.home_label.setToolTip(str(home.path))
         self.home_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.statusBar().addWidget(self.home_label, 1)
+        if self.workspace.remote:
+            from .remote.status import ConnectionStatus
+
+            self.connection_status = ConnectionStatus(self.workspace, self)
+            self.statusBar().addPermanentWidget(self.connection_status)
         self.meters = StatusMeters(self.workspace, self)
         self.meters.sig_open.connect(self.open_memory)
         self.statusBar().addPermanentWidget(self.meters)
@@ -249,12 +253,11 @@ class MainWindow(QMainWindow):
         change = result.get("change")
         if not result.get("ok") or not change or not (change.get("memory") or change.get("skills")):
             return
-        call = self.workspace.backend.call
         self.history.record(
             f"revert what session {change['session']} taught",
             "memory",
-            functools.partial(call, "sessions_apply_change", {"change": change, "direction": "undo"}),
-            functools.partial(call, "sessions_apply_change", {"change": change, "direction": "redo"}),
+            ("sessions_apply_change", {"change": change, "direction": "undo"}),
+            ("sessions_apply_change", {"change": change, "direction": "redo"}),
         )
 
     def _record_graph_action(self, result: dict) -> None:
@@ -265,8 +268,8 @@ class MainWindow(QMainWindow):
         self.history.record(
             label,
             undo.target or "skills",
-            functools.partial(graph_actions.undo, self.home, undo),
-            functools.partial(graph_actions.undo, self.home, redo),
+            ("graph_undo", {"step": undo.step()}),
+            ("graph_undo", {"step": redo.step()}),
         )
 
     def _record_save(self, editor: StoreEditor, result: dict) -> None:
@@ -277,8 +280,8 @@ class MainWindow(QMainWindow):
         self.history.record(
             f"save {FILE_NAMES[target]}",
             target,
-            functools.partial(api.set_entries, self.home, target, list(after), list(before)),
-            functools.partial(api.set_entries, self.home, target, list(before), list(after)),
+            ("set_entries", {"target": target, "expected": list(after), "entries": list(before)}),
+            ("set_entries", {"target": target, "expected": list(before), "entries": list(after)}),
         )
 
     def _draft_first(self, editor: StoreEditor | None, redo: bool) -> bool:

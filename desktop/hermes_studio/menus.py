@@ -46,8 +46,8 @@ LOCAL_SHORTCUTS = [
 ]
 
 MENUS = [
-    ("&File", ["file.open_home", "file.recent", "file.profiles", "file.demo", None, "file.export", None,
-               "file.quit"]),
+    ("&File", ["file.open_home", "file.open_remote", "file.recent", "file.profiles", "file.fleet",
+               "file.demo", None, "file.export", None, "file.quit"]),
     ("&Edit", ["edit.undo", "edit.redo", None, "edit.find", "edit.palette"]),
     ("&View", [
         "view.graph", "view.memory", None, "view.theme", None,
@@ -65,6 +65,12 @@ def install(window: MainWindow) -> CommandRegistry:
 
     add(Command("file.open_home", "&Open home…", window.home_switcher.choose_home, ["Ctrl+O"],
                 tip="Open another Hermes home (a folder)", keywords=("folder", "switch")))
+    add(Command("file.open_remote", "Open r&emote home…", window.home_switcher.choose_remote,
+                ["Ctrl+Shift+O"], tip="Open a Hermes home on another machine (ssh://…)",
+                keywords=("ssh", "server", "remote")))
+    add(Command("file.fleet", "&Fleet…", lambda: open_fleet(window), ["Ctrl+Shift+F"],
+                tip="Every known home at a glance: meters, pending writes, last change",
+                keywords=("homes", "agents", "servers", "profiles")))
     add(Command("file.recent", "Open &recent", submenu=lambda menu: _fill_recent(window, menu),
                 tip="Homes opened before"))
     add(Command("file.profiles", "&Profiles", submenu=lambda menu: _fill_profiles(window, menu),
@@ -139,6 +145,12 @@ def install(window: MainWindow) -> CommandRegistry:
     window.quit_action = registry.actions["file.quit"]
     window.about_action = registry.actions["help.about"]
     return registry
+
+
+def open_fleet(window: MainWindow) -> None:
+    from .remote.fleet import FleetDialog
+
+    FleetDialog.show_for(window)
 
 
 # --- submenus --------------------------------------------------------------------------

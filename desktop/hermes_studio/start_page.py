@@ -2,7 +2,8 @@
 
 A missing folder, a file instead of a folder, an unknown profile, or a folder that holds
 nothing a Hermes agent keeps: the window says which, and offers "Open home…", "Open the
-demo home" and (for a folder that merely looks unfamiliar) "Open it anyway". Choosing one
+demo home", "Open remote home…" (an ``ssh://`` address) and (for a folder that merely
+looks unfamiliar) "Open it anyway". Choosing one
 opens the main window on that home and closes this one.
 """
 
@@ -74,6 +75,8 @@ class HomeErrorWindow(QMainWindow):
         self.open_button = QPushButton("Open home…", self)
         self.open_button.setDefault(True)
         self.open_button.clicked.connect(self.choose_home)
+        self.remote_button = QPushButton("Open remote home…", self)
+        self.remote_button.clicked.connect(self.choose_remote)
         self.demo_button = QPushButton("Open the demo home", self)
         self.demo_button.clicked.connect(self.open_demo)
         self.anyway_button = QPushButton("Open it anyway", self)
@@ -81,7 +84,7 @@ class HomeErrorWindow(QMainWindow):
         self.anyway_button.clicked.connect(lambda: self.open(self.home, False))
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        for button in (self.open_button, self.demo_button, self.anyway_button):
+        for button in (self.open_button, self.remote_button, self.demo_button, self.anyway_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
 
@@ -100,18 +103,27 @@ class HomeErrorWindow(QMainWindow):
         self.commands = CommandRegistry(self)
         for command in (
             Command("file.open_home", "&Open home…", self.choose_home, ["Ctrl+O"]),
+            Command("file.open_remote", "Open r&emote home…", self.choose_remote, ["Ctrl+Shift+O"]),
             Command("file.demo", "Open the &demo home", self.open_demo),
             Command("file.quit", "&Quit", self.close, ["Ctrl+Q"], role=QAction.MenuRole.QuitRole),
         ):
             self.commands.add(command)
         self.commands.build_menubar(
-            self.menuBar(), [("&File", ["file.open_home", "file.demo", None, "file.quit"])]
+            self.menuBar(), [("&File", ["file.open_home", "file.open_remote", "file.demo", None, "file.quit"])]
         )
 
     def choose_home(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open a Hermes home", str(self.home.root))
         if folder:
             self.open(HermesHome.resolve(folder), False)
+
+    def choose_remote(self) -> None:
+        from .graph.homes import RecentHomes
+        from .remote.open_dialog import RemoteHomeDialog, suggested_addresses
+
+        dialog = RemoteHomeDialog(suggested_addresses([i.root for i in RecentHomes().items()]), self)
+        if dialog.exec() == RemoteHomeDialog.DialogCode.Accepted and dialog.home is not None:
+            self.open(dialog.home, False)
 
     def open_demo(self) -> None:
         try:

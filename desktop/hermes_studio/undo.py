@@ -11,21 +11,23 @@ and the history stays where it was, so Ctrl+Z never pretends.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from .workspace import Workspace
 
-Work = Callable[[], dict]
+#: An engine-face call: the method's name and its parameters (plain data, so an undo works
+#: on a remote home too).
+Call = tuple[str, dict[str, Any]]
 
 
 class EngineCommand(QUndoCommand):
     """A change already made through the engine, with the engine calls that revert and redo it."""
 
     def __init__(
-        self, history: History, label: str, kind: str, undo_work: Work, redo_work: Work
+        self, history: History, label: str, kind: str, undo_work: Call, redo_work: Call
     ) -> None:
         super().__init__(label)
         self.history = history
@@ -61,11 +63,11 @@ class History(QObject):
         self.stack = QUndoStack(self)
         self.running = 0  # undo/redo steps still on the writer thread
 
-    def record(self, label: str, kind: str, undo_work: Work, redo_work: Work) -> None:
+    def record(self, label: str, kind: str, undo_work: Call, redo_work: Call) -> None:
         """Add a change the engine has just made."""
         self.stack.push(EngineCommand(self, label, kind, undo_work, redo_work))
 
-    def run(self, command: EngineCommand, work: Work, verb: str) -> None:
+    def run(self, command: EngineCommand, work: Call, verb: str) -> None:
         self.running += 1
 
         def done(result: dict) -> None:
@@ -78,5 +80,6 @@ class History(QObject):
             self.sig_report.emit(f"{verb}: {command.text()} — {message}" if message else
                                  f"{verb}: {command.text()}", ok)
 
-        if self.workspace.write(command.kind, work, done) is None:
+        method, params = work
+        if self.workspace.call(method, params, done, write=command.kind) is None:
             self.running -= 1

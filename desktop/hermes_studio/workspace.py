@@ -8,17 +8,22 @@ changed from its signals:
 - ``sig_changed(Change)``: what changed and who changed it (``"app"`` or ``"disk"``); a
   ``skills`` change from disk carries the changed ``paths`` in its detail, or ``rescan``
   when events were lost and anything may have changed;
-- ``sig_error(str)``: a message for the person (nothing was written).
+- ``sig_error(str)``: a message for the person (nothing was written);
+- ``sig_connection(state, message)``: for a remote home, ``connecting``, ``connected`` or
+  ``lost`` (a local home is always ``local``).
 
 Writes run one at a time on a single writer thread (the engine's lock-reload-write cycle
 inside). Reads run on a separate reader thread, so a slow read never delays a save.
 The agent replaces files atomically, which makes per-file watches go stale, so we watch
 the folders and match names; bursts of events are debounced.
+
+A remote home (:mod:`.remote`) has a backend over ``hermes-memory serve --stdio`` instead:
+the same calls, its change notifications in place of file watching, and a lost connection
+that makes the home read-only (what is shown stays) until the app reconnects by itself.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -31,10 +36,9 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers.api import BaseObserver
 
-from hermes_memory.config import load_memory_config
 from hermes_memory.home import HermesHome
 from hermes_memory.memory.entries import TARGETS
-from hermes_memory.memory.status import StoreStatus, read_store_status
+from hermes_memory.memory.status import StoreStatus
 
 from .watching import content_observer
 
@@ -50,6 +54,10 @@ ALL_KINDS = ("memory", "user", "config", "skills", "sessions")
 #: follows an agent's write well within 300 ms.
 DEBOUNCE_MS = 40
 
+#: Reconnecting to a remote home: the first retry after this long, doubling up to the most.
+RECONNECT_FIRST_MS = 1000
+RECONNECT_MOST_MS = 15000
+
 
 class LocalBackend:
     """The engine face called in-process, for a home on this machine's disk."""
@@ -64,6 +72,45 @@ class LocalBackend:
         if function is None or method.startswith("_") or not callable(function):
             raise AttributeError(f"the engine face has no {method!r}")
         return function(self.home, **params)
+
+    def graph_builder(self):
+        from hermes_memory.learning.graph import GraphBuilder
+
+        return GraphBuilder(self.home)
+
+    def close(self) -> None:
+        pass
+
+
+class CallFailure(dict):
+    """What ``on_done`` gets when a call could not be made or raised: a refusal payload
+    (``ok``/``success`` False, ``error`` and ``message`` in words), so every view waiting
+    on an answer hears back; ``exception`` is what went wrong."""
+
+    def __init__(self, message: str, exception: BaseException):
+        super().__init__(ok=False, success=False, error=message, message=message)
+        self.exception = exception
+
+
+def _failure(method: str, exc: Exception, writing: bool, host: str | None) -> CallFailure:
+    from hermes_memory.remote.client import CallError, ConnectionLost, RemoteError
+
+    from .remote.backend import NotConnected
+
+    if isinstance(exc, NotConnected):
+        return CallFailure(str(exc), exc)
+    if isinstance(exc, ConnectionLost) and writing:
+        return CallFailure(
+            f"The connection to {host} was lost during the change ({exc}). A change there is "
+            "made in full or not at all, never half-written; the app shows the home as it is "
+            "once it has reconnected.", exc)
+    if isinstance(exc, CallError):
+        return CallFailure(f"{exc}" + (" Nothing was changed." if writing else ""), exc)
+    if isinstance(exc, RemoteError):
+        return CallFailure(str(exc), exc)
+    log.error("engine call %s failed", method, exc_info=exc)
+    done = ", nothing was changed" if writing else ""
+    return CallFailure(f"Unexpected error{done}: {exc}", exc)
 
 
 @dataclass(frozen=True)
@@ -132,14 +179,19 @@ class Workspace(QObject):
     sig_store_status = Signal(object)  # StoreStatus
     sig_changed = Signal(object)  # Change
     sig_error = Signal(str)
+    sig_connection = Signal(str, str)  # (state, message): local | connecting | connected | lost
     _sig_disk_event = Signal(str)  # a kind, from watchdog's thread to ours
     _sig_skill_path = Signal(str)  # the skill file it was about ("" when events were lost)
     _sig_done = Signal(object, object)  # (callback, result) from a worker to the UI thread
+    _sig_remote_state = Signal(str, str)  # from the remote backend's threads
+    _sig_remote_event = Signal(object)  # a change notification of the remote engine
 
     def __init__(self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True):
         super().__init__(parent)
         self.home = home
-        self.backend = LocalBackend(home)
+        self.remote = bool(getattr(home, "remote", False))
+        self.connection = "local"
+        self.connection_message = ""
         self.statuses: dict[str, StoreStatus] = {}
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="hermes-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="hermes-write")
@@ -155,8 +207,25 @@ class Workspace(QObject):
         self._observer: BaseObserver | None = None
         self._watch_starter: threading.Thread | None = None
         self._closed = False
-        if watch:
-            self._start_watching()
+        self._reconnect = QTimer(self)
+        self._reconnect.setSingleShot(True)
+        self._reconnect.timeout.connect(self.reconnect)
+        self._reconnect_delay = RECONNECT_FIRST_MS
+        self._was_connected = False
+        if self.remote:
+            from .remote.backend import RemoteBackend
+
+            self._sig_remote_state.connect(self._on_remote_state)
+            self._sig_remote_event.connect(self._on_remote_event)
+            self.backend = RemoteBackend(
+                home, on_state=self._sig_remote_state.emit, on_event=self._sig_remote_event.emit
+            )
+            self.connection = "connecting"
+            self.reconnect()
+        else:
+            self.backend = LocalBackend(home)
+            if watch:
+                self._start_watching()
 
     # --- lifecycle ----------------------------------------------------------------------
     def _start_watching(self) -> None:
@@ -193,6 +262,8 @@ class Workspace(QObject):
             return
         self._closed = True
         self._debounce.stop()
+        self._reconnect.stop()
+        self.backend.close()  # a remote call waiting for its answer fails at once
         if self._watch_starter is not None:
             self._watch_starter.join(timeout=30)
         observer, self._observer = self._observer, None
@@ -234,6 +305,8 @@ class Workspace(QObject):
         if isinstance(result, Exception):
             self.sig_error.emit(f"Unexpected error: {result}")
             return
+        if isinstance(result, CallFailure):
+            self.sig_error.emit(result["error"])
         if callback is not None:
             callback(result)
 
@@ -281,20 +354,32 @@ class Workspace(QObject):
         as a mutation of that kind on the writer thread (see :meth:`write`).
         ``on_done(result)`` runs on the UI thread.
         """
-        work = functools.partial(self.backend.call, method, dict(params or {}))
-        if write is not None:
+        backend, params = self.backend, dict(params or {})
+        writing = write is not None
+        host = getattr(backend, "host", None)
+
+        def work() -> Any:
+            try:
+                if getattr(backend, "remote", False):  # refuses a change while disconnected
+                    return backend.call(method, params, write=writing)
+                return backend.call(method, params)
+            except Exception as exc:  # answered as a refusal: the view always hears back
+                return _failure(method, exc, writing, host)
+
+        if writing:
             return self.write(write, work, on_done)
         return self.read(work, on_done)
 
     # --- stores -------------------------------------------------------------------------
     def refresh_store(self, target: str, origin: str = "app") -> None:
         """Re-read one store on the reader thread, then emit its status."""
-        home = self.home
 
-        def work() -> StoreStatus:
-            return read_store_status(home, target, load_memory_config(home))
+        def loaded(snapshot: dict) -> None:
+            if isinstance(snapshot, CallFailure) or not isinstance(snapshot, dict):
+                return  # said on sig_error; what is shown stays
+            self._store_loaded(status_from_snapshot(snapshot), origin)
 
-        self.read(work, lambda status: self._store_loaded(status, origin))
+        self.call("store_snapshot", {"target": target}, loaded)
 
     def refresh_all(self) -> None:
         for target in TARGETS:
@@ -316,6 +401,63 @@ class Workspace(QObject):
             self.sig_changed.emit(
                 Change(status.target, "disk", {"previous": previous, "status": status})
             )
+
+    # --- a remote home's connection -----------------------------------------------------
+    @property
+    def read_only(self) -> bool:
+        """True while a remote home is not connected: changes are refused, nothing is sent."""
+        return self.remote and self.connection != "connected"
+
+    def reconnect(self) -> None:
+        """Connect a remote home (again), on the reader thread; what is shown stays meanwhile."""
+        if not self.remote or self._closed:
+            return
+        self._reconnect.stop()
+        backend = self.backend
+
+        def work() -> Any:
+            try:
+                return backend.connect()
+            except Exception as exc:
+                return _failure("connect", exc, False, backend.host)
+
+        self._submit(self._reader, work, self._connected)
+
+    def _connected(self, result: Any) -> None:
+        if isinstance(result, CallFailure):
+            return  # the state says why; a retry is scheduled
+        self._reconnect_delay = RECONNECT_FIRST_MS
+        if not self._was_connected:  # the first time: the views' first loads are queued already
+            self._was_connected = True
+            return
+        # Everything may have changed while we were away: look again, as after lost events
+        # (a store that did not change reports nothing; one that did is a change on disk).
+        for kind in ALL_KINDS + ("pending",):
+            self._on_disk_event(kind)
+        self._pending_skill_paths = None
+
+    @Slot(str, str)
+    def _on_remote_state(self, state: str, message: str) -> None:
+        if self._closed:
+            return
+        changed = (state, message) != (self.connection, self.connection_message)
+        self.connection, self.connection_message = state, message
+        if changed:
+            self.sig_connection.emit(state, message)
+        if state == "lost" and not self._reconnect.isActive():
+            self._reconnect.start(self._reconnect_delay)
+            self._reconnect_delay = min(self._reconnect_delay * 2, RECONNECT_MOST_MS)
+
+    @Slot(object)
+    def _on_remote_event(self, event: dict) -> None:
+        """The remote engine's change notification, as the folder watcher would report it."""
+        what = event.get("what") if isinstance(event, dict) else None
+        for kind in what if isinstance(what, list) else ():
+            if kind in ("memory", "user", "config", "pending", "sessions"):
+                self._on_disk_event(kind)
+            elif kind == "skills":
+                self._pending_skill_paths = None  # no local paths: look at every skill
+                self._on_disk_event(kind)
 
     # --- file events --------------------------------------------------------------------
     def _report_from_watcher(self, kind: str, path: str) -> None:  # on watchdog's thread
@@ -349,3 +491,14 @@ class Workspace(QObject):
                 self.sig_changed.emit(Change(kind, "disk", detail))
             else:
                 self.sig_changed.emit(Change(kind, "disk"))
+
+
+def status_from_snapshot(snapshot: dict[str, Any]) -> StoreStatus:
+    """The :class:`StoreStatus` an ``api.store_snapshot`` answer describes."""
+    identity = snapshot.get("identity")
+    return StoreStatus(**{
+        **snapshot,
+        "path": Path(str(snapshot.get("path", ""))),
+        "entries": tuple(snapshot.get("entries") or ()),
+        "identity": tuple(identity) if identity else None,
+    })

@@ -170,6 +170,58 @@ def store_write(
     return dispatch(action=action, target=target, content=content, old_text=old_text,
                     operations=operations, store=MemoryStore(home))
 
+def store_snapshot(home: HermesHome, target: str) -> dict[str, Any]:
+    """Everything a store editor and meter show of one store, read now: ``{"target", "path",
+    "limit", "enabled", "exists", "entries", "raw", "error", "drift", "damage", "identity"}``
+    (the fields of :class:`~hermes_memory.memory.status.StoreStatus`, as plain data)."""
+    from .memory.status import read_store_status
+
+    home.store_file(target)  # an unknown target is refused by name
+    status = read_store_status(home, target)
+    return {**status.__dict__, "path": str(status.path), "entries": list(status.entries),
+            "identity": list(status.identity) if status.identity else None}
+
+
+def _plain_save_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A save's payload without the merge objects (a conflict says ``"conflict": True`` and
+    carries ``current_entries``; a merged save says what it merged in its message)."""
+    return {key: value for key, value in result.items() if key not in ("merge", "merged")}
+
+
+def _drafts(drafts: Sequence[dict[str, Any] | str]) -> list[Any]:
+    from .memory.edits import DraftEntry
+
+    def one(item: dict[str, Any] | str):
+        if isinstance(item, str):
+            return item
+        origins = item.get("origins")
+        return DraftEntry(str(item.get("text", "")), None if origins is None else tuple(origins))
+
+    return [one(item) for item in drafts]
+
+
+def memory_save_draft(
+    home: HermesHome, target: str, base: Sequence[str], drafts: Sequence[dict[str, Any] | str]
+) -> dict[str, Any]:
+    """Save an editor's draft made from ``base`` (``drafts``: ``{"text", "origins"}`` per
+    card, ``origins`` the base entries it was made from or ``None``): merged with what
+    changed on disk meanwhile unless it conflicts. The engine's save payload
+    (``success``, ``message``/``error``, ``entries``; ``conflict`` + ``current_entries``)."""
+    result = save_draft(MemoryStore(home), target, list(base), _drafts(drafts), auto_merge=True)
+    return _plain_save_result(result)
+
+
+def memory_recreate(home: HermesHome, target: str, drafts: Sequence[dict[str, Any] | str]) -> dict[str, Any]:
+    """Write the editor's entries to a store file that was deleted."""
+    from .memory.edits import recreate_file
+
+    return _plain_save_result(recreate_file(MemoryStore(home), target, _drafts(drafts)))
+
+
+def memory_normalise(home: HermesHome, target: str) -> dict[str, Any]:
+    """Rewrite a drifted store file canonically, after a backup."""
+    return _plain_save_result(MemoryStore(home).normalise_file(target))
+
 # --- skills and the learning graph ---------------------------------------------------
 
 
@@ -187,6 +239,61 @@ def graph_build(home: HermesHome, include_all: bool = False) -> dict[str, Any]:
     from .learning.graph import build_learning_graph
 
     return build_learning_graph(home, include_all=include_all)
+
+# Node actions answer their mutation's payload; a change that worked carries plain "undo"
+# and "redo" steps for graph_undo (see hermes_memory.learning.node_actions).
+
+
+def graph_node_detail(home: HermesHome, node_id: str) -> dict[str, Any]:
+    """One node's details pane: its full text, revision, facts (``{"ok", ...}``)."""
+    from .learning.mutations import node_detail
+
+    return node_detail(home, node_id)
+
+
+def graph_archived(home: HermesHome) -> dict[str, Any]:
+    """``{"ok": True, "items": [...]}``: the archived skills, as the side panel lists them."""
+    from .skills import list_archived
+
+    return {"ok": True, "items": [item.as_dict() for item in list_archived(home)]}
+
+
+def graph_set_pin(home: HermesHome, node_id: str, pinned: bool) -> dict[str, Any]:
+    from .learning import node_actions
+
+    return node_actions.set_pin(home, node_id, pinned)
+
+
+def graph_edit(home: HermesHome, node_id: str, content: str, revision: str | None = None) -> dict[str, Any]:
+    """Replace a skill's SKILL.md or a memory entry's text (refused if ``revision`` is stale)."""
+    from .learning import node_actions
+
+    return node_actions.edit(home, node_id, content, revision)
+
+
+def graph_archive(home: HermesHome, node_id: str) -> dict[str, Any]:
+    from .learning import node_actions
+
+    return node_actions.archive(home, node_id)
+
+
+def graph_delete_memory(home: HermesHome, node_id: str) -> dict[str, Any]:
+    from .learning import node_actions
+
+    return node_actions.delete_memory(home, node_id)
+
+
+def graph_restore(home: HermesHome, name: str) -> dict[str, Any]:
+    from .learning import node_actions
+
+    return node_actions.restore(home, name)
+
+
+def graph_undo(home: HermesHome, step: dict[str, Any]) -> dict[str, Any]:
+    """Carry out an ``undo`` or ``redo`` step an action answered."""
+    from .learning import node_actions
+
+    return node_actions.run_step(home, step)
 
 # --- the staged-write queue (pending/) -----------------------------------------------
 # Every item (list, show) carries: id, kind ("memory"/"skill"), summary, origin and
@@ -301,6 +408,25 @@ def pending_decide_all(home: HermesHome, approve: bool) -> dict[str, Any]:
     decisions = PendingQueue(home).decide_all(approve)
     return {"ok": all(d.ok for d in decisions), "decisions": [d.as_dict() for d in decisions]}
 
+
+def pending_edit_and_approve(home: HermesHome, pending_id: str, text: str) -> dict[str, Any]:
+    """Save the edit, then approve it; a refused approval leaves the edited record queued."""
+    edited = pending_edit(home, pending_id, text)
+    if not edited.get("ok"):
+        return {**edited, "decision": "edited"}
+    approved = pending_approve(home, pending_id)
+    if not approved.get("ok"):
+        reason = approved.get("error") or approved.get("message") or "refused"
+        return {**approved, "ok": False, "error": f"The edit was saved and stays queued, but "
+                f"approving it was refused: {reason}"}  # fmt: skip
+    return approved
+
+
+def pending_decide_many(home: HermesHome, pending_ids: Sequence[str], approve: bool) -> dict[str, Any]:
+    """Approve or reject each of ``pending_ids`` in turn; one refusal does not stop the rest."""
+    decide = pending_approve if approve else pending_reject
+    decisions = [{"id": ident, **decide(home, ident)} for ident in pending_ids]
+    return {"ok": all(d.get("ok") for d in decisions), "decisions": decisions}
 
 # --- history and provenance (history/) -----------------------------------------------
 # Every version of MEMORY.md, USER.md and each skill, with when, who (origin) and which
@@ -497,3 +623,32 @@ def sessions_apply_change(home: HermesHome, change: dict, direction: str = "undo
     from .sessions import browse
 
     return browse.apply_change(home, change, direction)
+
+
+
+# --- homes at a glance (the fleet view; remote/) -------------------------------------
+
+
+def home_summary(home: HermesHome) -> dict[str, Any]:
+    """One home at a glance, for a list of many: ``{"home", "profile", "profiles",
+    "stores": {target: {"used", "limit", "percent", "enabled", "error"}}, "pending",
+    "last_change"}``; ``last_change`` is the newest modification time (epoch seconds) of
+    the files a front-end shows (stores, pending queue, skills, config), or ``None``."""
+    import os
+
+    from .remote.watch import WATCHED
+
+    status = store_status(home)
+    stores = {
+        target: {key: store.get(key) for key in ("used", "limit", "percent", "enabled", "error")}
+        for target, store in status["stores"].items()
+    }
+    times = []
+    for relative, _what in WATCHED:
+        try:
+            times.append(os.stat(home.path / relative).st_mtime)
+        except OSError:
+            continue
+    return {"home": str(home.path), "profile": home.profile, "profiles": home.list_profiles(),
+            "stores": stores, "pending": pending_count(home)["count"],
+            "last_change": max(times) if times else None}

@@ -89,7 +89,8 @@ def test_window_has_file_quit_and_help_about(qtbot, home):
         for action in window.menuBar().actions()
     }
     assert menus == {
-        "File": ["Open home…", "Open recent", "Profiles", "Open the demo home", "", "Export", "", "Quit"],
+        "File": ["Open home…", "Open remote home…", "Open recent", "Profiles", "Fleet…",
+                 "Open the demo home", "", "Export", "", "Quit"],
         "Edit": ["Undo", "Redo", "", "Find…", "Command palette…"],
         "View": [
             "Learning graph", "Memory", "", "Theme", "", "Zoom in", "Zoom out", "Zoom to fit",

@@ -13,7 +13,6 @@ same way. New and changed nodes stay marked in the graph until the person opens 
 
 from __future__ import annotations
 
-import functools
 import time
 from typing import Any
 
@@ -270,10 +269,9 @@ class ChangesPanel(QWidget):
             card.set_outcome(f"Undone: {text} (Edit ▸ Undo brings it back.)" if ok else f"Not undone: {text}",
                              ok, undone=ok)  # fmt: skip
             if ok and self.history is not None:
-                call = self.workspace.backend.call
                 self.history.record(f"undo of {render.title(change)}", kind,
-                                    functools.partial(call, "changes_redo", {"version_id": version}),
-                                    functools.partial(call, "changes_undo", {"version_id": version}))  # fmt: skip
+                                    ("changes_redo", {"version_id": version}),
+                                    ("changes_undo", {"version_id": version}))  # fmt: skip
             self.sig_done.emit(result)
 
         self.workspace.call("changes_undo", {"version_id": version}, self._alive(done), write=kind)
@@ -287,10 +285,9 @@ class ChangesPanel(QWidget):
             text = str(result.get("message") or result.get("error") or "")
             card.set_outcome(text or ("Pinned." if ok else "Not pinned."), ok, pinned=ok)
             if ok and self.history is not None:
-                call = self.workspace.backend.call
                 self.history.record(f"pin '{skill}'", "skills",
-                                    functools.partial(call, "changes_pin", {"skill": skill, "pinned": False}),
-                                    functools.partial(call, "changes_pin", {"skill": skill, "pinned": True}))  # fmt: skip
+                                    ("changes_pin", {"skill": skill, "pinned": False}),
+                                    ("changes_pin", {"skill": skill, "pinned": True}))  # fmt: skip
             self.sig_done.emit(result)
 
         self.workspace.call("changes_pin", {"skill": skill, "pinned": True}, self._alive(done), write="skills")

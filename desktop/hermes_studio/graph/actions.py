@@ -1,40 +1,28 @@
-"""What the graph's buttons do: engine calls, each returning the engine's result dict.
+"""What the graph's buttons need beside the engine calls: undo steps and text checks.
 
-These functions run on the Workspace's threads (reads on the reader, changes on the
-single writer); they only call the engine, which does every read, lock and write. Every
-change's result carries ``"undo"`` and ``"redo"``: the :class:`Undo` steps that
-:func:`undo` runs to take it back (restore an archived skill, re-add a deleted entry at its
-old position, unpin, put the old text back) and to do it again; the app's undo stack keeps
-them.
+The actions themselves are engine-face calls (``graph_set_pin``, ``graph_edit``,
+``graph_archive``, ``graph_delete_memory``, ``graph_restore``, ``graph_undo``,
+``graph_node_detail``, ``graph_archived``) run through ``Workspace.call``; a change that
+worked answers ``"undo"`` and ``"redo"`` steps as plain data, which :func:`with_steps`
+turns into :class:`Undo` objects for the message bar and the app's undo stack, and
+:meth:`Undo.step` turns back into the plain step ``graph_undo`` carries out.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from hermes_memory import api
-from hermes_memory.home import HermesHome
-from hermes_memory.learning import (
-    delete_node,
-    edit_node,
-    node_detail,
-    parse_node_kind,
-    pin_node,
-    restore_node,
-    unpin_node,
-)
+from hermes_memory.learning import parse_node_kind
 from hermes_memory.learning.memory_cards import parse_memory_id
 from hermes_memory.memory.edits import check_entry
-from hermes_memory.memory.entries import FILE_NAMES, fingerprint
-from hermes_memory.memory.store import MemoryStore, StoreReadError
-from hermes_memory.skills import list_archived, skill_md_error
+from hermes_memory.skills import skill_md_error
 from hermes_memory.skills.frontmatter import split_frontmatter
 
 
 @dataclass(frozen=True)
 class Undo:
-    """One step that undoes (or redoes) an action, run by :func:`undo`."""
+    """One step that undoes (or redoes) an action, carried out by the engine's ``graph_undo``."""
 
     #: restore | archive (a skill), pin | unpin, edit_skill (write ``other`` as SKILL.md),
     #: readd | remove (a memory entry ``text``), swap (memory ``text`` becomes ``other``)
@@ -46,6 +34,23 @@ class Undo:
     text: str = ""
     other: str = ""
 
+    @classmethod
+    def from_step(cls, step: dict[str, Any]) -> Undo:
+        known = {f.name for f in fields(cls)}
+        return cls(**{key: value for key, value in step.items() if key in known})
+
+    def step(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def with_steps(result: dict[str, Any]) -> dict[str, Any]:
+    """An action's answer with its plain ``undo``/``redo`` steps as :class:`Undo` objects."""
+    result = dict(result)
+    for key in ("undo", "redo"):
+        if isinstance(result.get(key), dict):
+            result[key] = Undo.from_step(result[key])
+    return result
+
 
 def write_kind(node_id: str) -> str:
     """The Workspace change kind a mutation of ``node_id`` produces."""
@@ -55,15 +60,6 @@ def write_kind(node_id: str) -> str:
         except ValueError:
             return "memory"
     return "skills"
-
-
-# --- reads (reader thread) ----------------------------------------------------------------
-def detail(home: HermesHome, node_id: str) -> dict[str, Any]:
-    return node_detail(home, node_id)
-
-
-def archived(home: HermesHome) -> list[dict[str, Any]]:
-    return [item.as_dict() for item in list_archived(home)]
 
 
 def skill_body(content: str) -> str:
@@ -83,102 +79,3 @@ def memory_problem(content: str) -> str | None:
     if check.empty:
         return "empty memory — use delete to remove it"
     return check.problem
-
-
-# --- changes (writer thread) ----------------------------------------------------------------
-def _steps(result: dict[str, Any], undo_step: Undo, redo_step: Undo) -> dict[str, Any]:
-    if result.get("ok"):
-        result = {**result, "undo": undo_step, "redo": redo_step}
-    return result
-
-
-def set_pin(home: HermesHome, node_id: str, pinned: bool) -> dict[str, Any]:
-    result = pin_node(home, node_id) if pinned else unpin_node(home, node_id)
-    pin, unpin = Undo("pin", f"pin '{node_id}'", name=node_id), Undo(
-        "unpin", f"unpin '{node_id}'", name=node_id
-    )
-    return _steps(result, unpin if pinned else pin, pin if pinned else unpin)
-
-
-def edit(home: HermesHome, node_id: str, content: str, revision: str | None = None) -> dict[str, Any]:
-    before = node_detail(home, node_id)
-    result = edit_node(home, node_id, content, revision=revision)
-    if not before.get("ok"):
-        return result
-    old = str(before.get("content") or "")
-    if parse_node_kind(node_id) == "memory":
-        target = write_kind(node_id)
-        new = content.strip()
-        return _steps(
-            result,
-            Undo("swap", "put the earlier text back", target=target, text=new, other=old),
-            Undo("swap", "edit the entry again", target=target, text=old, other=new),
-        )
-    return _steps(
-        result,
-        Undo("edit_skill", f"put the earlier SKILL.md of '{node_id}' back", name=node_id, other=old),
-        Undo("edit_skill", f"edit '{node_id}' again", name=node_id, other=content),
-    )
-
-
-def archive(home: HermesHome, node_id: str) -> dict[str, Any]:
-    result = delete_node(home, node_id)
-    name = str(result.get("name") or node_id)
-    return _steps(
-        result,
-        Undo("restore", f"restore '{name}'", name=name),
-        Undo("archive", f"archive '{name}' again", name=name),
-    )
-
-
-def delete_memory(home: HermesHome, node_id: str) -> dict[str, Any]:
-    position, text, target = -1, "", ""
-    try:
-        parsed = parse_memory_id(node_id)
-        target = parsed.target
-        entries = MemoryStore(home).read_entries(target)
-        for index, entry in enumerate(entries):
-            if parsed.fingerprint is None or fingerprint(entry) == parsed.fingerprint:
-                if parsed.fingerprint is not None or index == parsed.index:
-                    position, text = index, entry
-                    break
-    except (ValueError, StoreReadError):
-        pass  # delete_node words the refusal
-    result = delete_node(home, node_id)
-    if not text:
-        return result
-    return _steps(
-        result,
-        Undo("readd", f"put the entry back in {FILE_NAMES[target]}", target=target,
-             position=position, text=text),
-        Undo("remove", f"delete the entry from {FILE_NAMES[target]} again", target=target,
-             text=text),
-    )
-
-
-def undo(home: HermesHome, step: Undo) -> dict[str, Any]:
-    """Run one undo (or redo) step through the engine."""
-    if step.kind == "restore":
-        return restore_node(home, step.name)
-    if step.kind == "archive":
-        return delete_node(home, step.name)
-    if step.kind == "pin":
-        return pin_node(home, step.name)
-    if step.kind == "unpin":
-        return unpin_node(home, step.name)
-    if step.kind == "edit_skill":
-        return edit_node(home, step.name, step.other)
-    if step.kind == "swap":
-        return api.swap_entry(home, step.target, step.text, step.other)
-    if step.kind == "remove":
-        return api.remove_entry(home, step.target, step.text)
-    return api.insert_entry(home, step.target, step.position, step.text)
-
-
-def restore(home: HermesHome, name: str) -> dict[str, Any]:
-    result = restore_node(home, name)
-    return _steps(
-        result,
-        Undo("archive", f"archive '{name}' again", name=name),
-        Undo("restore", f"restore '{name}'", name=name),
-    )

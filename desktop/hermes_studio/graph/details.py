@@ -8,7 +8,6 @@ the panel.
 
 from __future__ import annotations
 
-import functools
 import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -290,7 +289,6 @@ class DetailsFeed:
         self._read(node_id)
 
     def _read(self, node_id: str) -> None:
-        home = self.home
         self.serial += 1
         serial = self.serial
 
@@ -301,7 +299,7 @@ class DetailsFeed:
             result["request_id"] = node_id
             self.pane.show_detail(result)
 
-        self.workspace.read(functools.partial(actions.detail, home, node_id), done)
+        self.workspace.call("graph_node_detail", {"node_id": node_id}, done)
 
     def when_loaded(self, then: Callable[[], None]) -> None:
         """Call ``then`` once the text asked for last is in the pane (the reader answers in

@@ -1,5 +1,8 @@
 """Which home is open: recent homes (QSettings) and the home/profile switcher menu.
 
+A home is a folder on this machine or an ``ssh://`` address (:mod:`..remote`); both join
+Recent, and a remote home's profiles are the ones its engine listed when it connected.
+
 The window shows one home at a time; switching opens a new window on the chosen home and
 closes the old one (which asks about unsaved edits first), so no view ever has to swap
 its home underneath itself.
@@ -15,8 +18,10 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QToolButton, QWidget
 
-from hermes_memory.home import HermesHome
+from hermes_memory.home import HermesHome, HomeError
+from hermes_memory.remote.ssh import is_ssh_url
 
+from ..remote.home import RemoteHome, is_remote
 from ..settings import app_settings
 
 RECENT_KEY = "homes/recent"
@@ -32,7 +37,13 @@ class RecentHome:
     demo: bool = False
 
     @property
-    def home(self) -> HermesHome:
+    def remote(self) -> bool:
+        return is_ssh_url(self.root)
+
+    @property
+    def home(self) -> HermesHome | RemoteHome:
+        if self.remote:
+            return RemoteHome.parse(self.root, self.profile)
         return HermesHome.resolve(self.root, self.profile)
 
     @property
@@ -63,9 +74,9 @@ class RecentHomes:
         if isinstance(raw, str):
             raw = [raw]
         found = [RecentHome.decode(text) for text in raw or []]
-        return [item for item in found if item is not None]
+        return [item for item in found if item is not None and _usable(item)]
 
-    def add(self, home: HermesHome, *, demo: bool = False) -> None:
+    def add(self, home: HermesHome | RemoteHome, *, demo: bool = False) -> None:
         entry = RecentHome(str(home.root), home.profile, demo)
         items = [entry] + [item for item in self.items() if (item.root, item.profile) != (entry.root, entry.profile)]
         self.settings.setValue(RECENT_KEY, [item.encode() for item in items[:MAX_RECENT]])
@@ -99,6 +110,8 @@ class HomeSwitcher(QToolButton):
         self.setObjectName("homeSwitcher")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         name = Path(str(home.root)).name or str(home.root)
+        if is_remote(home):
+            name = f"{home.host}:{Path(home.target.path or '~').name or '/'}"
         text = f"{name} · {home.profile}" if home.profile else name
         self.setText(f"⌂ {text}{' (demo)' if demo else ''}")
         self.setToolTip(f"Open home: {home.label}. Click to switch home or profile.")
@@ -111,6 +124,7 @@ class HomeSwitcher(QToolButton):
         menu.clear()
         opened = menu.addAction("Open home…")
         opened.triggered.connect(self.choose_home)
+        menu.addAction("Open remote home…").triggered.connect(self.choose_remote)
         if self.open_demo is not None:
             menu.addAction("Open the demo home").triggered.connect(self.open_demo)
         menu.addSeparator()
@@ -152,9 +166,18 @@ class HomeSwitcher(QToolButton):
             return
         self.open_home(self.home.with_profile(profile), False)
 
+    def choose_remote(self) -> None:
+        """Ask for an ``ssh://`` address (checked before anything runs) and open it."""
+        from ..remote.open_dialog import RemoteHomeDialog, suggested_addresses
+
+        dialog = RemoteHomeDialog(suggested_addresses([item.root for item in self.recent.items()]), self)
+        if dialog.exec() == RemoteHomeDialog.DialogCode.Accepted and dialog.home is not None:
+            self.open_home(dialog.home, False)
+
     def choose_home(self) -> None:
+        start = "" if is_remote(self.home) else str(self.home.root)
         folder = QFileDialog.getExistingDirectory(
-            self, "Open a Hermes home", str(self.home.root),
+            self, "Open a Hermes home", start,
         )
         if not folder:
             return
@@ -175,3 +198,13 @@ def confirm_unfamiliar_folder(parent: QWidget, folder: str) -> bool:
         QMessageBox.StandardButton.Cancel,
     )
     return answer == QMessageBox.StandardButton.Open
+
+
+def _usable(item: RecentHome) -> bool:
+    """A remembered address that no longer parses (edited settings) is left out."""
+    if not item.remote:
+        return True
+    try:
+        return item.home is not None
+    except HomeError:
+        return False

@@ -4,7 +4,7 @@ Data flow (the UI thread never reads the disk, builds the graph or lays it out):
 
     Workspace.sig_changed ─▶ GraphWorker (build + layout, its own thread) ─▶ sig_ready
         ─▶ GraphView.set_graph (keeps camera and selection) ─▶ filters ─▶ "showing N of M"
-    details / actions ─▶ Workspace.read / Workspace.write (the single writer)
+    details / actions ─▶ Workspace.call (engine-face calls; changes on the single writer)
         ─▶ the engine's result ─▶ Change("skills"|"memory"|"user", "app") ─▶ rebuild
 
 Destructive actions (archive, delete) offer Undo in the message bar under the canvas.
@@ -13,7 +13,6 @@ The panel wires its parts together; the parts themselves are in the sibling modu
 
 from __future__ import annotations
 
-import functools
 import html
 from collections.abc import Callable
 from datetime import datetime
@@ -43,7 +42,7 @@ from .prompts import confirm_archive, confirm_delete
 from .sidebar import SidePanel
 from .timeline import TimelineScrubber
 from .view import GraphView
-from .workers import GraphSnapshot, GraphWorker
+from .workers import GraphJobs, GraphSnapshot, GraphWorker
 
 REBUILD_KINDS = {"memory", "user", "skills", "config"}
 
@@ -72,7 +71,7 @@ class GraphPanel(QWidget):
         self._select_after: str | None = None
         self._editor: EditorDialog | None = None
 
-        self.worker = GraphWorker(self.home, self)
+        self.worker = GraphWorker(self.home, self, jobs=GraphJobs(self.home, workspace.backend.graph_builder()))
         self.worker.sig_ready.connect(self._apply_snapshot)
         self.worker.sig_failed.connect(self._show_failure)
         self.worker.sig_busy.connect(self._busy)
@@ -456,11 +455,11 @@ class GraphPanel(QWidget):
         self._show_details(selected)
 
     # --- actions ---------------------------------------------------------------------------
-    def _write(self, kind: str, work: Callable[[], dict], done: Callable[[dict], None] | None = None) -> None:
+    def _write(self, kind: str, method: str, params: dict, done: Callable[[dict], None] | None = None) -> None:
         def finished(result: dict) -> None:
             if not self._alive():
                 return
-            result = dict(result)
+            result = actions.with_steps(result)
             if done is not None:
                 done(result)
             undo = result.get("undo")
@@ -469,41 +468,41 @@ class GraphPanel(QWidget):
             )
             self.sig_action_done.emit(result)
 
-        self.workspace.write(kind, work, finished)
+        self.workspace.call(method, params, finished, write=kind)
 
     def set_pinned(self, node_id: str, pinned: bool) -> None:
         self._select_after = node_id
-        self._write("skills", functools.partial(actions.set_pin, self.home, node_id, pinned))
+        self._write("skills", "graph_set_pin", {"node_id": node_id, "pinned": pinned})
 
     def archive_skill(self, node_id: str, *, confirm: bool = True) -> None:
         if confirm and not confirm_archive(self, node_id):
             return
-        self._write("skills", functools.partial(actions.archive, self.home, node_id))
+        self._write("skills", "graph_archive", {"node_id": node_id})
 
     def delete_memory(self, node_id: str, *, confirm: bool = True) -> None:
         if confirm:
             node = self.data.node(node_id) if self.data else None
             if not confirm_delete(self, node_id, node):
                 return
-        self._write(actions.write_kind(node_id), functools.partial(actions.delete_memory, self.home, node_id))
+        self._write(actions.write_kind(node_id), "graph_delete_memory", {"node_id": node_id})
 
     def undo(self, step: Undo) -> None:
         kind = step.target or "skills"
         if step.name and step.kind != "archive":
             self._select_after = step.name
-        self._write(kind, functools.partial(actions.undo, self.home, step))
+        self._write(kind, "graph_undo", {"step": step.step()})
 
     def restore_skill(self, name: str) -> None:
         self._select_after = name
-        self._write("skills", functools.partial(actions.restore, self.home, name))
+        self._write("skills", "graph_restore", {"name": name})
 
     def refresh_archived(self) -> None:
-        def done(items: list[dict[str, Any]]) -> None:
-            if not self._alive():
+        def done(result: dict[str, Any]) -> None:
+            if not self._alive() or not result.get("ok"):
                 return
-            self.sidebar.show_archived(items)
+            self.sidebar.show_archived(result["items"])
 
-        self.workspace.read(functools.partial(actions.archived, self.home), done)
+        self.workspace.call("graph_archived", {}, done)
 
     def edit_node(self, node_id: str) -> None:
         detail = self.details.detail
@@ -529,7 +528,8 @@ class GraphPanel(QWidget):
 
             self._write(
                 actions.write_kind(node_id),
-                functools.partial(actions.edit, self.home, node_id, text, revision),
+                "graph_edit",
+                {"node_id": node_id, "content": text, "revision": revision},
                 done,
             )
 

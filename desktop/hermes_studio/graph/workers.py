@@ -99,7 +99,8 @@ class PositionCache:
     def path(self) -> Path:
         """The file, named by the home's resolved path (worked out on first use, on the
         worker thread: resolving touches the disk)."""
-        digest = hashlib.sha256(os.fsencode(self.home.path.resolve())).hexdigest()[:24]
+        where = self.home.path if getattr(self.home, "remote", False) else self.home.path.resolve()
+        digest = hashlib.sha256(os.fsencode(str(where))).hexdigest()[:24]
         return self.folder / f"{digest}.json"
 
     def load(self, layouts: LayoutEngine) -> bool:
@@ -162,7 +163,11 @@ class GraphJobs:
     def history_changed(self) -> bool:
         """Whether what dates the memory cards (state.db, its WAL, the memory files) changed
         since the last build."""
-        return history_key(self.home) != self._history_key
+        return self._history_now() != self._history_key
+
+    def _history_now(self) -> tuple | None:
+        # A remote home's session history is the remote engine's to read (it reports no WAL echo).
+        return None if getattr(self.home, "remote", False) else history_key(self.home)
 
     # --- the job ----------------------------------------------------------------------------
     def run(self, request: GraphRequest) -> GraphSnapshot | None:
@@ -179,7 +184,7 @@ class GraphJobs:
             assert self._last is not None
             data = self._last
         else:
-            self._history_key = history_key(self.home)
+            self._history_key = self._history_now()
             hint = request.hint
             payload = self.builder.build(include_all=request.include_all, changed=hint)
             data = graph_from_payload(payload)

@@ -143,11 +143,14 @@ class InboxPanel(QWidget):
         """Drop an answer that arrives after the panel is gone (its window closed first)."""
         return lambda result: callback(result) if shiboken6.isValid(self.list) else None
 
-    def _read(self, work: workers.Work, callback: Callable[[dict], None]) -> None:
-        self.workspace.read(work, self._alive(callback))
+    def _read(self, work: workers.Call, callback: Callable[[dict], None]) -> None:
+        method, params = work
+        self.workspace.call(method, params, self._alive(lambda r: callback(workers.answered(r))))
 
-    def _write(self, work: workers.Work, callback: Callable[[dict], None]) -> None:
-        self.workspace.write("pending", work, self._alive(callback))
+    def _write(self, work: workers.Call, callback: Callable[[dict], None]) -> None:
+        method, params = work
+        self.workspace.call(method, params, self._alive(lambda r: callback(workers.answered(r))),
+                            write="pending")
 
     # --- loading --------------------------------------------------------------------------
     def _on_change(self, change: Change) -> None:
@@ -160,8 +163,8 @@ class InboxPanel(QWidget):
             self._relist = True
             return
         self._listing = True
-        self._read(workers.count_work(self.home), self._counted)
-        self._read(workers.list_work(self.home), self._listed)
+        self._read(workers.count_work(), self._counted)
+        self._read(workers.list_work(), self._listed)
 
     def _set_count(self, count: int) -> None:
         if count != self.count:
@@ -244,7 +247,7 @@ class InboxPanel(QWidget):
             self.details.show_item(item, self.outcomes.get(item["id"], ""))
         self._shown_id = item["id"]
         ident = item["id"]
-        self._read(workers.show_work(self.home, ident), lambda r: self._shown(ident, r))
+        self._read(workers.show_work(ident), lambda r: self._shown(ident, r))
 
     def _shown(self, ident: str, result: dict[str, Any]) -> None:
         if self._shown_id != ident or self.details.editing:
@@ -330,22 +333,22 @@ class InboxPanel(QWidget):
             if not self.confirm_bulk(approve, items, skipped):
                 self._report("Nothing was changed.")
                 return
-            work = workers.decide_many_work(self.home, [i["id"] for i in items], approve)
+            work = workers.decide_many_work([i["id"] for i in items], approve)
         elif approve:
             ops = self.details.chosen_ops() if self._shown_id == items[0]["id"] else None
             if ops == []:
                 self._report("Tick at least one operation to approve (or Reject the write).")
                 return
-            work = workers.approve_work(self.home, items[0]["id"], ops)
+            work = workers.approve_work(items[0]["id"], ops)
         else:
-            work = workers.reject_work(self.home, items[0]["id"])
+            work = workers.reject_work(items[0]["id"])
         self._run(work)
 
     def _approve_edit(self, ident: str, text: str) -> None:
         if not self.busy:
-            self._run(workers.edit_and_approve_work(self.home, ident, text))
+            self._run(workers.edit_and_approve_work(ident, text))
 
-    def _run(self, work: workers.Work) -> None:
+    def _run(self, work: workers.Call) -> None:
         self.busy = True
         self._update_buttons()
         self._report("Working…")
@@ -386,7 +389,7 @@ class InboxPanel(QWidget):
             self._restore_selection(self.selected_ids())
 
     def _check_edit(self, ident: str, text: str) -> None:
-        self._read(workers.check_edit_work(self.home, ident, text),
+        self._read(workers.check_edit_work(ident, text),
                             lambda check: self.details.show_check(ident, text, check))  # fmt: skip
 
 

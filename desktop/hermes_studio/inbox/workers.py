@@ -1,75 +1,52 @@
-"""The engine face calls the Inbox makes, packaged for the Workspace's threads.
+"""The engine-face calls the Inbox makes, as ``(method, params)`` for ``Workspace.call``.
 
-Each function returns a zero-argument callable: listing, showing and checking go to the
-reader thread, deciding to the single writer thread. They only call ``hermes_memory.api``
-and always answer with a plain dict (an engine bug becomes ``{"ok": False, "error"}``), so
-the panel always hears back.
+Listing, showing and checking go to the reader thread, deciding to the single writer
+thread. Every answer is a plain dict with ``ok`` (:func:`answered`; a call that failed
+answers a refusal), so the panel always hears back, for a local or a remote home alike.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
 from collections.abc import Sequence
+from typing import Any
 
-from hermes_memory import api
-from hermes_memory.home import HermesHome
-
-from ..engine_work import Work, reported
-
-log = logging.getLogger(__name__)
-_reported = functools.partial(reported, refused={"ok": False}, nothing_done="nothing was changed", log=log)
+Call = tuple[str, dict[str, Any]]
 
 
-def count_work(home: HermesHome) -> Work:
-    return _reported(lambda: {"ok": True, **api.pending_count(home)})
+def answered(result: dict[str, Any]) -> dict[str, Any]:
+    """A listing or count (which carry no ``ok``) marked as read; refusals stay as they are."""
+    return result if "ok" in result else {"ok": True, **result}
 
 
-def list_work(home: HermesHome) -> Work:
-    return _reported(lambda: {"ok": True, **api.pending_list(home)})
+def count_work() -> Call:
+    return "pending_count", {}
 
 
-def show_work(home: HermesHome, pending_id: str) -> Work:
-    return _reported(lambda: api.pending_show(home, pending_id))
+def list_work() -> Call:
+    return "pending_list", {}
 
 
-def check_edit_work(home: HermesHome, pending_id: str, text: str) -> Work:
-    return _reported(lambda: api.pending_check_edit(home, pending_id, text))
+def show_work(pending_id: str) -> Call:
+    return "pending_show", {"pending_id": pending_id}
 
 
-def approve_work(home: HermesHome, pending_id: str, ops: Sequence[int] | None = None) -> Work:
-    chosen = list(ops) if ops else None
-    return _reported(lambda: api.pending_approve(home, pending_id, chosen))
+def check_edit_work(pending_id: str, text: str) -> Call:
+    return "pending_check_edit", {"pending_id": pending_id, "text": text}
 
 
-def reject_work(home: HermesHome, pending_id: str) -> Work:
-    return _reported(lambda: api.pending_reject(home, pending_id))
+def approve_work(pending_id: str, ops: Sequence[int] | None = None) -> Call:
+    return "pending_approve", {"pending_id": pending_id, "ops": list(ops) if ops else None}
 
 
-def edit_and_approve_work(home: HermesHome, pending_id: str, text: str) -> Work:
+def reject_work(pending_id: str) -> Call:
+    return "pending_reject", {"pending_id": pending_id}
+
+
+def edit_and_approve_work(pending_id: str, text: str) -> Call:
     """Save the edit, then approve it; a refused approval leaves the edited record queued."""
-
-    def run() -> dict:
-        edited = api.pending_edit(home, pending_id, text)
-        if not edited.get("ok"):
-            return {**edited, "decision": "edited"}
-        approved = api.pending_approve(home, pending_id)
-        if not approved.get("ok"):
-            reason = approved.get("error") or approved.get("message") or "refused"
-            return {**approved, "ok": False, "error": f"The edit was saved and stays queued, but "
-                    f"approving it was refused: {reason}"}  # fmt: skip
-        return approved
-
-    return _reported(run)
+    return "pending_edit_and_approve", {"pending_id": pending_id, "text": text}
 
 
-def decide_many_work(home: HermesHome, pending_ids: Sequence[str], approve: bool) -> Work:
+def decide_many_work(pending_ids: Sequence[str], approve: bool) -> Call:
     """Approve or reject each of ``pending_ids`` in turn; one refusal does not stop the rest."""
-    ids = list(pending_ids)
-
-    def run() -> dict:
-        decide = api.pending_approve if approve else api.pending_reject
-        decisions = [{"id": ident, **decide(home, ident)} for ident in ids]
-        return {"ok": all(d.get("ok") for d in decisions), "decisions": decisions}
-
-    return _reported(run)
+    return "pending_decide_many", {"pending_ids": list(pending_ids), "approve": approve}

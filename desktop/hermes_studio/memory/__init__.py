@@ -5,9 +5,8 @@
 - :mod:`.card`, :mod:`.card_list`, :mod:`.conflicts`, :mod:`.banner`, :mod:`.previews`,
   :mod:`.editor`, :mod:`.widget`: the widgets;
 - :mod:`.actions`, :mod:`.disk_sync` (with :mod:`.folding`), :mod:`.saving`: the command row, how it
-  follows the file on disk, and how it writes;
-- :mod:`.style`: colours and the editor's stylesheet;
-- :mod:`.workers`: the engine calls the editors run on the Workspace's threads.
+  follows the file on disk, and how it writes (engine-face calls through the Workspace);
+- :mod:`.style`: colours and the editor's stylesheet.
 """
 
 from .editor import StoreEditor

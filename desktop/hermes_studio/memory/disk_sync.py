@@ -21,7 +21,7 @@ from hermes_memory.memory.edits import ROUND_TRIP_DRIFT
 from hermes_memory.memory.status import StoreStatus
 
 from .folding import Conflict, Fold, describe_fold, plan_fold, resolve_conflict
-from .workers import normalise_work, recreate_work
+from .saving import plain_drafts
 
 if TYPE_CHECKING:
     from .editor import StoreEditor
@@ -220,9 +220,7 @@ class DiskSync:
             editor.file_banner.hide()
 
     def normalise(self) -> None:
-        self.editor.saver.write(
-            normalise_work(self.editor.workspace.home, self.editor.target), self._on_normalised
-        )
+        self.editor.saver.write("memory_normalise", {"target": self.editor.target}, self._on_normalised)
 
     def _on_normalised(self, result: dict) -> None:
         editor = self.editor
@@ -270,10 +268,9 @@ class DiskSync:
 
     def recreate(self) -> None:
         editor = self.editor
-        editor.saver.write(
-            recreate_work(editor.workspace.home, editor.target, editor.document.drafts()),
-            self._on_recreated,
-        )
+        editor.saver.write("memory_recreate", {"target": editor.target,
+                                               "drafts": plain_drafts(editor.document.drafts())},
+                           self._on_recreated)
 
     def _on_recreated(self, result: dict) -> None:
         editor = self.editor

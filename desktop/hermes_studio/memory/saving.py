@@ -1,6 +1,6 @@
 """How a store editor writes: Save, and the engine's refusals.
 
-Every write is an engine call run on the Workspace's one writer thread (see :mod:`.workers`).
+Every write is an engine-face call run on the Workspace's one writer thread.
 While it runs the editor is busy: Save and the structural commands are off, and statuses read
 from disk wait until the write reports back; typing goes on (nothing typed is lost: what was
 typed during the save is folded onto what was saved). The engine decides; a refusal is shown
@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from hermes_memory.memory.edits import ROUND_TRIP_DRIFT, MergeProposal, prepare_draft
+from hermes_memory.memory.edits import ROUND_TRIP_DRIFT, DraftEntry, prepare_draft
 from hermes_memory.memory.entries import preview
-
-from .workers import Work, save_work
 
 if TYPE_CHECKING:
     from .editor import StoreEditor
@@ -66,11 +64,11 @@ class Saver:
         return None
 
     # --- the write cycle ----------------------------------------------------------------
-    def write(self, work: Work, on_done: Callable[[dict], None]) -> None:
-        """Run ``work`` on the writer thread; ``on_done`` gets the engine's payload."""
+    def write(self, method: str, params: dict[str, Any], on_done: Callable[[dict], None]) -> None:
+        """Call ``method`` of the engine face on the writer thread; ``on_done`` gets its payload."""
         self._set_busy(True)
-        future = self.editor.workspace.write(
-            self.editor.target, work, lambda result: self._written(result, on_done)
+        future = self.editor.workspace.call(
+            method, params, lambda result: self._written(result, on_done), write=self.editor.target
         )
         if future is None:  # the workspace is closed
             self._set_busy(False)
@@ -120,8 +118,8 @@ class Saver:
         document = editor.document
         self._submitted = {card.uid: card.text.strip() for card in document.cards}
         self._submitted_base = tuple(document.base)
-        work = save_work(editor.workspace.home, editor.target, document.base, document.drafts())
-        self.write(work, self._on_saved)
+        self.write("memory_save_draft", {"target": editor.target, "base": list(document.base),
+                                         "drafts": plain_drafts(document.drafts())}, self._on_saved)
 
     def _on_saved(self, result: dict) -> None:
         editor = self.editor
@@ -145,9 +143,14 @@ class Saver:
             # person's entries (an undo merges in whatever the agent wrote meanwhile).
             editor.sig_saved.emit({**result, "before": list(self._submitted_base), "after": base})
             return
-        if isinstance(result.get("merge"), MergeProposal):
+        if result.get("conflict"):
             # Someone changed the same entries meanwhile: take their side in, show the conflict.
             editor.disk.absorb(result.get("current_entries", ()))
             editor.show_conflicts()
             return
         self.refused(result)
+
+
+def plain_drafts(drafts: list[DraftEntry]) -> list[dict[str, Any]]:
+    """The cards as the engine face takes them: each text and the base entries it came from."""
+    return [{"text": d.text, "origins": None if d.origins is None else list(d.origins)} for d in drafts]

@@ -5,7 +5,8 @@ subprocess (tests, a sandboxed engine).
 one engine-face call and waits for its answer (calls may come from several threads);
 change events arrive on :attr:`EngineClient.events` and, when given, ``on_event`` (called
 on the reader thread: hand it to your own loop). A lost connection fails every waiting
-call with :class:`ConnectionLost`, in words ssh's failure was; ``reconnect()`` starts over.
+call with :class:`ConnectionLost`, in words ssh's failure was, and calls ``on_lost(reason)``
+when given (also with no call waiting); ``reconnect()`` starts over.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class EngineClient:
         connect_timeout: float = 30.0,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         env: dict[str, str] | None = None,
+        on_lost: Callable[[str], None] | None = None,
     ):
         self.argv = list(argv)
         self.label = label
@@ -65,6 +67,7 @@ class EngineClient:
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.on_event = on_event
+        self.on_lost = on_lost
         self.env = env
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.hello: dict[str, Any] | None = None
@@ -226,9 +229,13 @@ class EngineClient:
                 waiter.message = message
                 waiter.done.set()
         process.wait()
-        if process is self._process:
-            self._lost = self._why_ended(process)
-        self._fail_waiting(self._why_ended(process))
+        reason = self._why_ended(process)
+        current = process is self._process
+        if current:
+            self._lost = reason
+        self._fail_waiting(reason)
+        if current and self.hello is not None and self.on_lost:  # not a close(), not a failed start
+            self.on_lost(reason)
 
     def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
         assert process.stderr is not None

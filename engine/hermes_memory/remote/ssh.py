@@ -25,7 +25,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from typing import TextIO
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from ..home import HomeError
 
@@ -77,7 +77,7 @@ class SshTarget:
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         netloc = (f"{self.user}@" if self.user else "") + host + (f":{self.port}" if self.port else "")
-        path = self.path or ""
+        path = quote(self.path or "", safe="/~")  # parses back to the same path, % and all
         return f"{SCHEME}{netloc}{'' if path.startswith('/') or not path else '/'}{path}"
 
 

@@ -40,7 +40,7 @@ def test_switcher_lists_profiles_and_recent_homes(qtbot, home, tmp_path):
     qtbot.addWidget(switcher)
     menu = switcher.fill_menu()
     texts = [action.text() for action in menu.actions() if action.text()]
-    assert texts[:4] == ["Open home…", "Default profile", "Profile play", "Profile work"]
+    assert texts[:5] == ["Open home…", "Open remote home…", "Default profile", "Profile play", "Profile work"]
     assert texts[-1] == "Recent homes"
     recent_menu = menu.actions()[-1].menu()
     assert [a.text() for a in recent_menu.actions() if a.text()] == [

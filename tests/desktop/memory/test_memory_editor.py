@@ -632,13 +632,13 @@ def write_store_entries(seeded_home):
 
 
 def test_an_engine_failure_is_reported_and_the_editor_stays_usable(qtbot, editor, monkeypatch):
-    import hermes_studio.memory.workers as workers
+    from hermes_memory import api
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(workers, "save_draft", broken)
+    monkeypatch.setattr(api, "save_draft", broken)
     type_into(qtbot, editor, 0, "!")
     message = save(qtbot, editor, "sig_refused")
-    assert "Unexpected error, nothing was saved: disk on fire" in message
+    assert "Unexpected error, nothing was changed: disk on fire" in message
     assert not editor.busy and editor.dirty and editor.save_action.isEnabled()

@@ -10,8 +10,11 @@ and the history stays where it was, so Ctrl+Z never pretends.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -19,6 +22,17 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from .workspace import Workspace
 
 Work = Callable[[], dict]
+
+
+@dataclass(frozen=True)
+class FaceCall:
+    """A call of the engine face (``hermes_memory.api``) that undoes or redoes a change:
+    plain data, so it runs the same on a home reached over ``serve``."""
+
+    label: str
+    kind: str  # the Workspace change kind it writes: "memory", "user" or "skills"
+    method: str
+    params: dict[str, Any]
 
 
 class EngineCommand(QUndoCommand):
@@ -64,6 +78,13 @@ class History(QObject):
     def record(self, label: str, kind: str, undo_work: Work, redo_work: Work) -> None:
         """Add a change the engine has just made."""
         self.stack.push(EngineCommand(self, label, kind, undo_work, redo_work))
+
+    def record_calls(self, label: str, undo: FaceCall, redo: FaceCall) -> None:
+        """Add a change whose undo and redo are engine-face calls (one step, however many
+        things the change touched)."""
+        call = self.workspace.backend.call
+        self.record(label, undo.kind, functools.partial(call, undo.method, undo.params),
+                    functools.partial(call, redo.method, redo.params))
 
     def run(self, command: EngineCommand, work: Work, verb: str) -> None:
         self.running += 1

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QMenu, QSplitter, QVBoxLayout, QWidget
 
 from hermes_memory.home import HermesHome
 
+from ..undo import FaceCall
 from ..workspace import Change, Workspace
 from . import actions
 from .actions import Undo
@@ -158,6 +159,10 @@ class GraphPanel(QWidget):
         play.setContext(Qt.ShortcutContext.WidgetShortcut)
         play.activated.connect(self.scrubber.toggle)
         self.search.installEventFilter(self)
+        from .twin import TableTwin  # the table, the shared selection and the bulk actions
+
+        self.twin = TableTwin(self)
+        self.selection = self.twin.selection
 
     # --- lifecycle -------------------------------------------------------------------------
     def _alive(self) -> bool:
@@ -228,6 +233,7 @@ class GraphPanel(QWidget):
             self.mask = visible_mask(data, self.state)
         self.pages.show_graph(empty=data.size == 0)
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
+        self.twin.graph_changed()
         if self._select_after and self._select_after in data.index:
             self.view.select(self._select_after)
             self._select_after = None
@@ -277,6 +283,7 @@ class GraphPanel(QWidget):
             return
         self.mask = visible_mask(self.data, self.state)
         self.view.set_visible(self.mask)
+        self.twin.graph_changed()
         self._update_count()
         if self.details.node_id() is not None and self.view.selected_id() is None:
             self.details.clear()
@@ -398,6 +405,10 @@ class GraphPanel(QWidget):
         self._write(actions.write_kind(node_id), functools.partial(actions.delete_memory, self.home, node_id))
 
     def undo(self, step: Undo) -> None:
+        if isinstance(step, FaceCall):  # a bulk action's one step
+            self.workspace.call(step.method, step.params, lambda result: self.message.show_message(
+                str(result.get("message")), error=not result.get("ok")), write=step.kind)
+            return
         kind = step.target or "skills"
         if step.name and step.kind != "archive":
             self._select_after = step.name

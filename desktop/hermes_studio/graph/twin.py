@@ -292,3 +292,43 @@ class TableTwin(QObject):
             self.busy = False
             return False
         return True
+
+
+# --- the actions, declared once in the window's registry ---------------------------------------
+SELECTION_MENU = [
+    "selection.next_result", "selection.previous_result", "selection.all_results", None,
+    "selection.pin", "selection.unpin", "selection.archive", "selection.restore", "selection.delete",
+    None, "view.layout.graph", "view.layout.table", "view.layout.both",
+]
+
+
+def install_commands(registry: Any, twin: TableTwin, graph_shown: Any) -> None:
+    """Add the selection's commands (menus, palette, shortcuts) to ``registry``."""
+    from ..commands import Command
+
+    add = registry.add
+    searching = lambda: graph_shown() and bool(twin.panel.state.query.strip())  # noqa: E731
+    add(Command("selection.next_result", "&Next result", lambda: twin.step_result(1), ["F3"],
+                enabled=searching, tip="Select the next match of the search and bring it into view"))
+    add(Command("selection.previous_result", "&Previous result", lambda: twin.step_result(-1),
+                ["Shift+F3"], enabled=searching, tip="Select the previous match of the search"))
+    add(Command("selection.all_results", "Select all &results", twin.select_all_results,
+                ["Ctrl+Shift+A"], enabled=lambda: graph_shown() and twin.model.rowCount() > 0,
+                tip="Select every node the search and filters show"))
+    names = {"pin": "&Pin selected skills…", "unpin": "&Unpin selected skills…",
+             "archive": "&Archive selected skills…", "restore": "Re&store ticked archived skills…",
+             "delete": "&Delete selected memories…"}
+    tips = {"pin": "Pin every selected skill of your own, after one question (one Undo)",
+            "unpin": "Unpin every selected pinned skill (one Undo)",
+            "archive": "Archive every selected unpinned skill to skills/.archive (one Undo)",
+            "restore": "Restore the skills selected under Archived skills (one Undo)",
+            "delete": "Delete every selected memory entry from its file (one Undo)"}
+    for action, name in names.items():
+        add(Command(f"selection.{action}", name, lambda a=action: twin.bulk(a),
+                    enabled=lambda a=action: graph_shown() and twin.can_bulk(a), tip=tips[action],
+                    keywords=("bulk", "many", "selection")))
+    for layout in LAYOUTS:
+        add(Command(f"view.layout.{layout}", f"Show: {LAYOUT_LABELS[layout]}",
+                    lambda n=layout: twin.set_layout(n), checked=lambda n=layout: twin.layout == n,
+                    tip={"graph": "Show the canvas only", "table": "Show the table only",
+                         "both": "Show the canvas above the table"}[layout]))

@@ -332,3 +332,5 @@ def install_commands(registry: Any, twin: TableTwin, graph_shown: Any) -> None:
                     lambda n=layout: twin.set_layout(n), checked=lambda n=layout: twin.layout == n,
                     tip={"graph": "Show the canvas only", "table": "Show the table only",
                          "both": "Show the canvas above the table"}[layout]))
+    # F3 and the others are enabled by the search: a disabled action's shortcut never fires
+    twin.panel.search.textChanged.connect(lambda _text: registry.refresh())

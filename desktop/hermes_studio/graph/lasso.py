@@ -146,7 +146,8 @@ class SelectionMarks:
         chosen = chosen[view.visible[chosen]]
         self.indices = chosen
         scale = float(getattr(view, "_size_scale", 1.0))
-        sizes = np.maximum(2.0 * data.radii()[chosen] * scale, 3.0) + 7.0
+        # whole pixels: each distinct glyph is rendered once, and a few sizes keep it quick
+        sizes = np.round(np.maximum(2.0 * data.radii()[chosen] * scale, 3.0) + 7.0)
         pen = pg.mkPen(QColor(view.style_.selection), width=1.6)
         self.item.setData(
             x=view.pos[chosen, 0], y=view.pos[chosen, 1], size=sizes, symbol="o", pen=pen,

@@ -18,10 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence, QMouseEvent, QPalette
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView, QWidget
 
 from .model import GraphData, format_date, source_label
+from .selection import Selection
 
 _NUMBER = "number"
 _TEXT = "text"
@@ -89,6 +91,7 @@ class NodeTableModel(QAbstractTableModel):
         self.row_of = np.zeros(0, dtype=np.int64)  # node index -> table row (-1: not shown)
         self.sort_column = 0
         self.sort_order = Qt.SortOrder.AscendingOrder
+        self.marked = np.zeros(0, dtype=bool)  # node index -> drawn selected
         self._keys: dict[int, np.ndarray] = {}
         self._order: np.ndarray | None = None  # every node, in the sort order
 
@@ -98,6 +101,7 @@ class NodeTableModel(QAbstractTableModel):
         self.beginResetModel()
         self.data_ = data
         self._keys, self._order = {}, None
+        self.marked = np.zeros(data.size, dtype=bool)
         self._place(np.asarray(mask, dtype=bool))
         self.endResetModel()
 
@@ -112,6 +116,8 @@ class NodeTableModel(QAbstractTableModel):
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:  # noqa: D102
         if not 0 <= column < len(COLUMNS):
             return
+        if (column, order) == (self.sort_column, self.sort_order) and self._order is not None:
+            return  # the header and sortByColumn both ask: sort once
         self.beginResetModel()  # the views put the shared selection back afterwards
         self.sort_column, self.sort_order, self._order = column, order, None
         self._place(self.mask)
@@ -168,13 +174,27 @@ class NodeTableModel(QAbstractTableModel):
             return COLUMNS[section][1]
         return None
 
+    def mark(self, node_ids: list[str]) -> None:
+        """Draw these nodes selected (the shared selection), every other one not."""
+        if self.data_ is None:
+            return
+        index = self.data_.index
+        chosen = np.fromiter((index.get(i, -1) for i in node_ids), dtype=np.int64, count=len(node_ids))
+        self.marked = np.zeros(self.data_.size, dtype=bool)
+        self.marked[chosen[chosen >= 0]] = True
+
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or self.data_ is None or index.row() >= len(self.rows):
             return None
-        node = self.data_.nodes[int(self.rows[index.row()])]
+        position = int(self.rows[index.row()])
+        node = self.data_.nodes[position]
         column = COLUMNS[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return column[4](node)
+        if role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole) and self.marked[position]:
+            palette = QApplication.palette()
+            return palette.color(QPalette.ColorRole.Highlight if role == Qt.ItemDataRole.BackgroundRole
+                                 else QPalette.ColorRole.HighlightedText)
         if role == Qt.ItemDataRole.TextAlignmentRole and column[2] == _NUMBER and column[0] != "health":
             return NUMERIC_ALIGN
         if role == Qt.ItemDataRole.ToolTipRole and column[0] in ("name", "health"):
@@ -193,6 +213,10 @@ class NodeTableModel(QAbstractTableModel):
         index = self.data_.index.get(node_id)
         return -1 if index is None else int(self.row_of[index])
 
+    def cell(self, row: int, column: int) -> QModelIndex:
+        """``index()`` without its bounds check (which asks Python for the row count)."""
+        return self.createIndex(row, column)
+
     def ordered_ids(self) -> list[str]:
         """The shown ids in table order (the order of search results too)."""
         if self.data_ is None:
@@ -202,16 +226,21 @@ class NodeTableModel(QAbstractTableModel):
 
 
 class NodeTable(QTableView):
-    """The table widget: rows selected with click, Ctrl/Shift-click and Ctrl+A."""
+    """The table widget. It keeps no selection of its own: rows are drawn selected from
+    the shared :class:`~.selection.Selection` (a mask in the model, so following a
+    selection of thousands is one repaint), and clicks and keys are turned into changes
+    of it — click, Ctrl-click (toggle), Shift-click (range from the anchor), Ctrl+Shift
+    (add the range), arrows and Page keys (Shift extends), Ctrl+A (every row)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, selection: Selection, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("graphTable")
         self.setAccessibleName("Skills and memory cards")
+        self.selection = selection
         self.table_model = NodeTableModel(self)
         self.setModel(self.table_model)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.anchor: str | None = None  # where a Shift range starts
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setSortingEnabled(True)
         self.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.setAlternatingRowColors(True)
@@ -228,41 +257,81 @@ class NodeTable(QTableView):
             self.setColumnWidth(column, width)
 
     def selected_ids(self) -> list[str]:
-        """The selected rows' node ids, read range by range (no per-row index objects)."""
+        """The ids of the rows drawn selected, in table order."""
         model = self.table_model
         if model.data_ is None:
             return []
         ids = model.data_.ids
-        found: list[str] = []
-        for selection_range in self.selectionModel().selection():
-            rows = model.rows[selection_range.top() : selection_range.bottom() + 1]
-            found.extend(ids[i] for i in rows.tolist())
-        return found
+        return [ids[i] for i in model.rows[model.marked[model.rows]].tolist()]
 
     def show_selection(self, node_ids: list[str], current: str | None) -> None:
-        """Select exactly these nodes' rows (contiguous rows as one range) and make
-        ``current``'s row the current one, scrolled into view."""
+        """Draw exactly these nodes' rows selected; ``current``'s row gets the focus and is
+        scrolled into view."""
         model = self.table_model
-        selection = QItemSelection()
-        if model.data_ is not None and node_ids:
-            index = model.data_.index
-            nodes = np.fromiter((index.get(i, -1) for i in node_ids), dtype=np.int64, count=len(node_ids))
-            rows = model.row_of[nodes[nodes >= 0]]
-            rows = np.unique(rows[rows >= 0])
-            if len(rows):
-                breaks = np.flatnonzero(np.diff(rows) != 1)
-                starts = rows[np.r_[0, breaks + 1]].tolist()
-                ends = rows[np.r_[breaks, len(rows) - 1]].tolist()
-                last = model.columnCount() - 1
-                for start, end in zip(starts, ends, strict=True):
-                    selection.select(model.index(start, 0), model.index(end, last))
-        selection_model = self.selectionModel()
-        flags = QItemSelectionModel.SelectionFlag
-        selection_model.select(selection, flags.ClearAndSelect)
+        model.mark(node_ids)
         row = model.row_for(current)
         if row >= 0:
-            current_index = model.index(row, 0)
-            selection_model.setCurrentIndex(current_index, flags.NoUpdate)
-            self.scrollTo(current_index)
-        elif selection_model.currentIndex().isValid():
-            selection_model.setCurrentIndex(QModelIndex(), flags.NoUpdate)
+            index = model.cell(row, max(0, self.currentIndex().column()))
+            self.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.NoUpdate)
+            self.scrollTo(index)
+        self.viewport().update()
+
+    # --- the person's clicks and keys ------------------------------------------------------
+    def _rows_between(self, row: int) -> list[str]:
+        model = self.table_model
+        start = model.row_for(self.anchor)
+        start = row if start < 0 else start
+        low, high = min(start, row), max(start, row)
+        ids = model.data_.ids if model.data_ is not None else []
+        return [ids[i] for i in model.rows[low : high + 1].tolist()]
+
+    def choose(self, row: int, modifiers: Qt.KeyboardModifier) -> None:
+        """What a click (or a cursor move) on ``row`` does to the shared selection."""
+        node_id = self.table_model.node_id(row)
+        if node_id is None:
+            return
+        ctrl = bool(modifiers & Qt.KeyboardModifier.ControlModifier)
+        if modifiers & Qt.KeyboardModifier.ShiftModifier:
+            span = self._rows_between(row)
+            self.selection.set([*self.selection.ids, *span] if ctrl else span, node_id)
+            return
+        self.anchor = node_id
+        if ctrl:
+            self.selection.toggle(node_id)
+        else:
+            self.selection.select_only(node_id)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        index = self.indexAt(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and index.isValid():
+            self.setFocus()
+            self.choose(index.row(), event.modifiers())
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        event.accept()  # no drag-selection: a drag would fight the shared selection
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.matches(QKeySequence.StandardKey.SelectAll):
+            ids = self.table_model.ordered_ids()
+            self.selection.set(ids, self.selection.current if self.selection.current in ids else None)
+            event.accept()
+            return
+        moves = {
+            Qt.Key.Key_Up: QAbstractItemView.CursorAction.MoveUp,
+            Qt.Key.Key_Down: QAbstractItemView.CursorAction.MoveDown,
+            Qt.Key.Key_PageUp: QAbstractItemView.CursorAction.MovePageUp,
+            Qt.Key.Key_PageDown: QAbstractItemView.CursorAction.MovePageDown,
+            Qt.Key.Key_Home: QAbstractItemView.CursorAction.MoveHome,
+            Qt.Key.Key_End: QAbstractItemView.CursorAction.MoveEnd,
+        }
+        move = moves.get(Qt.Key(event.key())) if event.key() in moves else None
+        if move is not None and self.table_model.rowCount() > 0:
+            target = self.moveCursor(move, event.modifiers())
+            if target.isValid():
+                self.choose(target.row(), event.modifiers() & ~Qt.KeyboardModifier.ControlModifier)
+            event.accept()
+            return
+        super().keyPressEvent(event)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QObject, Qt
+from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtWidgets import QAbstractItemView, QButtonGroup, QLabel, QSplitter, QToolButton
 
 from . import bulk as bulk_actions
@@ -38,13 +38,14 @@ class TableTwin(QObject):
         self.panel = panel
         self.view = view = panel.view
         self.selection = Selection(self)
-        self.table = NodeTable()
+        self.table = NodeTable(self.selection)
         self.model = self.table.table_model
         self.lasso = Lasso(view)
         self.marks = SelectionMarks(view)
         self.layout = "graph"
         self.busy = False  # a bulk action is on the writer thread
         self._applying = False
+        self._following = False
         self._build_widgets()
         self._connect()
         self.set_layout("graph")
@@ -100,9 +101,6 @@ class TableTwin(QObject):
         view.sig_node_toggled.connect(self.selection.toggle)
         view.sig_current.connect(self._graph_current)
         self.lasso.sig_lasso.connect(self._lassoed)
-        selection_model = table.selectionModel()
-        selection_model.selectionChanged.connect(self._table_selected)
-        selection_model.currentChanged.connect(self._table_current)
         self.model.modelAboutToBeReset.connect(self._reset_starts)
         self.model.modelReset.connect(self._reset_done)
         table.doubleClicked.connect(self._table_activated)
@@ -128,10 +126,14 @@ class TableTwin(QObject):
         data, mask = self.panel.data, self.panel.mask
         if data is None:
             return
-        if data is not self.model.data_:
-            self.model.set_graph(data, mask)
-        else:
-            self.model.set_mask(mask)
+        self._following = True  # the selection is put back once, below
+        try:
+            if data is not self.model.data_:
+                self.model.set_graph(data, mask)
+            else:
+                self.model.set_mask(mask)
+        finally:
+            self._following = False
         index = data.index
         self.selection.retain(lambda i: (k := index.get(i)) is not None and bool(mask[k]))
         self._apply()
@@ -164,21 +166,6 @@ class TableTwin(QObject):
         else:
             self.selection.set(ids)
 
-    def _table_selected(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
-        if self._applying:
-            return
-        ids = self.table.selected_ids()
-        current = self.model.node_id(self.table.selectionModel().currentIndex().row())
-        if current in ids:
-            self.selection.set(ids, current)
-        else:
-            self.selection.set(ids)
-
-    def _table_current(self, index: QModelIndex, _previous: QModelIndex) -> None:
-        node_id = self.model.node_id(index.row())
-        if not self._applying and node_id is not None and node_id in self.selection:
-            self.selection.set_current(node_id)
-
     def _table_activated(self, index: QModelIndex) -> None:
         node_id = self.model.node_id(index.row())
         if node_id is not None:
@@ -188,8 +175,11 @@ class TableTwin(QObject):
         self._applying = True
 
     def _reset_done(self) -> None:  # after a sort: the rows moved, the selection did not
-        self._applying = False
-        self._apply()
+        try:
+            if not self._following:
+                self.table.show_selection(self.selection.ids, self.selection.current)
+        finally:
+            self._applying = False
 
     # --- search results ---------------------------------------------------------------------
     def results(self) -> list[str]:

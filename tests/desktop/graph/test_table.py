@@ -23,7 +23,8 @@ def click_row(panel, qtbot, row: int, modifier=Qt.KeyboardModifier.NoModifier) -
 
 
 def table_rows(panel) -> list[int]:
-    return sorted(index.row() for index in panel.twin.table.selectionModel().selectedRows())
+    model = panel.twin.model
+    return [row for row in range(model.rowCount()) if model.marked[model.rows[row]]]
 
 
 def test_a_click_on_the_canvas_selects_the_row_and_the_details_follow(panel, qtbot):
@@ -58,11 +59,23 @@ def test_rows_chosen_in_the_table_are_selected_on_the_canvas(panel, qtbot):
     click_row(panel, qtbot, 5, Qt.KeyboardModifier.ShiftModifier)
     click_row(panel, qtbot, 8, Qt.KeyboardModifier.ControlModifier)
     expected = [twin.model.node_id(r) for r in (2, 3, 4, 5, 8)]
+    assert table_rows(panel) == [2, 3, 4, 5, 8]
+    # the rows are drawn in the palette's highlight colour, from the shared selection
+    highlight = twin.model.data(twin.model.index(3, 0), Qt.ItemDataRole.BackgroundRole)
+    assert highlight is not None and twin.model.data(twin.model.index(6, 0), Qt.ItemDataRole.BackgroundRole) is None
     assert sorted(panel.selection.ids) == sorted(expected)
     assert panel.selection.current == twin.model.node_id(8)
     assert panel.view.selected_id() == twin.model.node_id(8)
     assert sorted(panel.data.ids[i] for i in twin.marks.indices) == sorted(expected)
     qtbot.waitUntil(lambda: panel.details.node_id() == twin.model.node_id(8))
+    # keys: Down moves the one selected row, Shift+Down extends, Ctrl+A takes every row
+    twin.table.setFocus()
+    qtbot.keyClick(twin.table, Qt.Key.Key_Down)
+    assert panel.selection.ids == [twin.model.node_id(9)]
+    qtbot.keyClick(twin.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    assert table_rows(panel) == [9, 10]
+    qtbot.keyClick(twin.table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert len(panel.selection) == twin.model.rowCount()
 
 
 def test_sorting_by_a_column_keeps_the_selection(panel, qtbot):

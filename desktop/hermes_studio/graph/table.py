@@ -80,6 +80,24 @@ COLUMN_KEYS = [column[0] for column in COLUMNS]
 NUMERIC_ALIGN = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
+def _ranks(texts: list[str]) -> np.ndarray:
+    """Each text's place in sorted order, equal texts sharing one (ties go to the name)."""
+    order = sorted(range(len(texts)), key=texts.__getitem__)
+    ranks = np.empty(len(texts), dtype=np.float64)
+    rank, previous = -1, None
+    for position in order:
+        text = texts[position]
+        if text != previous:
+            rank, previous = rank + 1, text
+        ranks[position] = rank
+    return ranks
+
+
+#: The roles the table answers; Qt asks for about ten per cell on every paint.
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole,
+                    Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.ToolTipRole})
+
+
 class NodeTableModel(QAbstractTableModel):
     """The shown nodes of a :class:`GraphData`, sorted by one column."""
 
@@ -147,8 +165,7 @@ class NodeTableModel(QAbstractTableModel):
             if kind == _NUMBER:
                 key = np.fromiter((value(node) for node in nodes), dtype=np.float64, count=len(nodes))
             else:
-                texts = np.array([value(node).casefold() for node in nodes], dtype=str)
-                key = np.unique(texts, return_inverse=True)[1].reshape(-1).astype(np.float64)
+                key = _ranks([value(node).casefold() for node in nodes])
             self._keys[column] = key
         return key
 
@@ -184,7 +201,7 @@ class NodeTableModel(QAbstractTableModel):
         self.marked[chosen[chosen >= 0]] = True
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self.data_ is None or index.row() >= len(self.rows):
+        if role not in _ROLES or self.data_ is None or not index.isValid() or index.row() >= len(self.rows):
             return None
         position = int(self.rows[index.row()])
         node = self.data_.nodes[position]

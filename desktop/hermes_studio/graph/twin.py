@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QObject, Qt
+from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QButtonGroup, QLabel, QSplitter, QToolButton
 
 from . import bulk as bulk_actions
@@ -46,6 +46,7 @@ class TableTwin(QObject):
         self.busy = False  # a bulk action is on the writer thread
         self._applying = False
         self._following = False
+        self._details_due = False
         self._build_widgets()
         self._connect()
         self.set_layout("graph")
@@ -148,13 +149,21 @@ class TableTwin(QObject):
             self.table.show_selection(ids, current)
         finally:
             self._applying = False
-        panel = self.panel
+        self._update_results()
+        if not self._details_due:  # once the burst of changes is over (holding Down, a lasso)
+            self._details_due = True
+            QTimer.singleShot(0, self, self._follow_details)
+
+    def _follow_details(self) -> None:
+        self._details_due = False
+        panel, current = self.panel, self.selection.current
+        if not panel._alive():
+            return
         if current is None:
             if panel.details.node_id() is not None:
                 panel.details.clear()
         elif current != panel.details.node_id():
             panel._show_details(current)
-        self._update_results()
 
     def _graph_current(self, node_id: str | None) -> None:
         if not self._applying and node_id is not None:

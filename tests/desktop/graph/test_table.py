@@ -49,7 +49,7 @@ def test_a_click_on_the_canvas_selects_the_row_and_the_details_follow(panel, qtb
     assert twin.table.selected_ids() == ["alembic-migration"]
     qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(3, 3))
     assert panel.selection.ids == [] and table_rows(panel) == []
-    assert panel.details.node_id() is None
+    qtbot.waitUntil(lambda: panel.details.node_id() is None)
 
 
 def test_rows_chosen_in_the_table_are_selected_on_the_canvas(panel, qtbot):

@@ -135,6 +135,8 @@ class SelectionMarks:
         view.scene().addItem(self.item)
         self.indices = np.zeros(0, dtype=np.int64)
         self.radii = np.zeros(0)
+        self._radii_of: object = None
+        self._node_radii = np.zeros(0)
         view.vb.sigRangeChanged.connect(self._redraw)
 
     def show(self, node_ids: list[str]) -> None:
@@ -145,12 +147,16 @@ class SelectionMarks:
             chosen = np.fromiter((index.get(i, -1) for i in node_ids), dtype=np.int64, count=len(node_ids))
             chosen = chosen[chosen >= 0]
             chosen = chosen[view.visible[chosen]]
+            if self._radii_of is not data:  # once per snapshot, not per selection
+                self._radii_of, self._node_radii = data, data.radii()
             scale = float(getattr(view, "_size_scale", 1.0))
-            self.radii = (np.maximum(2.0 * data.radii()[chosen] * scale, 3.0) + 7.0) / 2.0
+            self.radii = (np.maximum(2.0 * self._node_radii[chosen] * scale, 3.0) + 7.0) / 2.0
         self.indices = chosen
-        pen = QPen(QColor(view.style_.selection))
+        colour = QColor(view.style_.selection)
+        colour.setAlphaF(0.85)
+        pen = QPen(colour)
         pen.setCosmetic(True)
-        pen.setWidthF(1.6)
+        pen.setWidthF(1.4)
         self.item.setPen(pen)
         self._redraw()
 

@@ -189,3 +189,27 @@ def test_the_layout_is_remembered_per_home(open_window, demo_home, qtbot):
     second = open_window(demo_home)
     assert second.graph.twin.layout == "both"
     assert second.graph.twin.table.isVisible()
+
+
+def test_bulk_restore_of_the_ticked_archived_skills(window, demo_home, qtbot, questions):
+    panel = window.graph
+    names = curatable(panel, 2)
+    before = files(demo_home.path)
+    panel.selection.set(names)
+    with qtbot.waitSignal(panel.sig_action_done, timeout=30000):
+        assert panel.twin.bulk("archive")
+    archived = panel.archived_list
+    qtbot.waitUntil(lambda: {archived.item(i).text() for i in range(archived.count())} >= set(names),
+                    timeout=20000)
+    window.commands.refresh()
+    assert not window.commands.actions["selection.restore"].isEnabled()  # nothing ticked yet
+    for row in range(archived.count()):
+        archived.item(row).setSelected(archived.item(row).text() in names)
+    window.commands.refresh()
+    with qtbot.waitSignal(panel.sig_action_done, timeout=30000) as done:
+        window.commands.actions["selection.restore"].trigger()
+    assert done.args[0]["ok"], done.args[0]
+    assert sorted(done.args[0]["done"]) == sorted(names)
+    restored = files(demo_home.path)
+    assert {p: h for p, h in restored.items() if p.endswith("SKILL.md")} == {
+        p: h for p, h in before.items() if p.endswith("SKILL.md")}

@@ -150,12 +150,14 @@ class TableTwin(QObject):
         finally:
             self._applying = False
         self._update_results()
-        if not self._details_due:  # once the burst of changes is over (holding Down, a lasso)
+        if len(self.selection) <= 1:  # a click: at once, as the canvas always did
+            self._follow_details()
+        elif not self._details_due:  # a lasso or a range: once the burst of changes is over
             self._details_due = True
             QTimer.singleShot(0, self, self._follow_details)
 
     def _follow_details(self) -> None:
-        self._details_due = False
+        self._details_due = False  # (also when called at once: a pending one is then moot)
         panel, current = self.panel, self.selection.current
         if not panel._alive():
             return

@@ -57,6 +57,10 @@ def _why_not(action: str, node: dict[str, Any]) -> str | None:
     return None
 
 
+def applies(action: str, node: dict[str, Any]) -> bool:
+    return _why_not(action, node) is None
+
+
 def plan(action: str, nodes: list[dict[str, Any]]) -> BulkPlan:
     """What ``action`` does to these payload nodes (for restore: archived skill names)."""
     result = BulkPlan(action)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QKeyEvent, QKeySequence, QMouseEvent, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView, QWidget
 
@@ -112,6 +112,7 @@ class NodeTableModel(QAbstractTableModel):
         self.marked = np.zeros(0, dtype=bool)  # node index -> drawn selected
         self._keys: dict[int, np.ndarray] = {}
         self._order: np.ndarray | None = None  # every node, in the sort order
+        self._warm: list[int] = []  # columns whose keys are still to compute
 
     # --- what is shown ---------------------------------------------------------------------
     def set_graph(self, data: GraphData, mask: np.ndarray) -> None:
@@ -122,6 +123,18 @@ class NodeTableModel(QAbstractTableModel):
         self.marked = np.zeros(data.size, dtype=bool)
         self._place(np.asarray(mask, dtype=bool))
         self.endResetModel()
+        self._warm = [c for c in range(len(COLUMNS)) if c not in self._keys]
+        QTimer.singleShot(0, self, self._warm_next)
+
+    def _warm_next(self) -> None:
+        """Compute the other columns' sort keys one per turn of the event loop, so the first
+        click on a header only sorts."""
+        while self._warm:
+            column = self._warm.pop(0)
+            if column not in self._keys and self.data_ is not None:
+                self._key(column)
+                QTimer.singleShot(0, self, self._warm_next)
+                return
 
     def set_mask(self, mask: np.ndarray) -> None:
         mask = np.asarray(mask, dtype=bool)

@@ -258,7 +258,13 @@ class TableTwin(QObject):
         return bulk_actions.plan(action, self.selected_nodes())
 
     def can_bulk(self, action: str) -> bool:
-        return not self.busy and bool(self.plan(action).targets)
+        """Whether ``action`` would change anything (asked on every menu refresh: stops at
+        the first node it applies to)."""
+        if self.busy:
+            return False
+        if action == "restore":
+            return bool(self.panel.archived_list.selectedItems())
+        return any(bulk_actions.applies(action, node) for node in self.selected_nodes())
 
     def bulk(self, action: str, *, confirm: bool = True) -> bool:
         """Ask once, then run ``action`` on the selection as one engine batch; False if

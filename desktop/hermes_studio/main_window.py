@@ -41,7 +41,7 @@ from .memory.editor import StoreEditor
 from .sessions import SessionsPanel
 from .settings import Settings
 from .theme import MODES, Mode, apply_theme, current_mode, theme_for
-from .undo import History
+from .undo import FaceCall, History
 from .workspace import Workspace
 
 APP_NAME = "Hermes Memory Studio"
@@ -262,6 +262,9 @@ class MainWindow(QMainWindow):
 
     def _record_graph_action(self, result: dict) -> None:
         undo, redo = result.get("undo"), result.get("redo")
+        if result.get("ok") and isinstance(undo, FaceCall) and isinstance(redo, FaceCall):
+            self.history.record_calls(str(result.get("message") or redo.label), undo, redo)
+            return
         if not result.get("ok") or not isinstance(undo, graph_actions.Undo) or redo is None:
             return
         label = str(result.get("message") or redo.label).split(" — ")[0]
@@ -402,6 +405,7 @@ class MainWindow(QMainWindow):
             if isinstance(index, int) and 0 <= index < combo.count():
                 combo.setCurrentIndex(index)
         panel.pinned_box.setChecked(bool(graph.get("pinned_only")))
+        panel.twin.set_layout(str(graph.get("layout") or "graph"))
         if isinstance(graph.get("query"), str):
             panel.search.setText(graph["query"])
 
@@ -434,6 +438,7 @@ class MainWindow(QMainWindow):
             "source": panel.source_combo.currentIndex(),
             "pinned_only": panel.pinned_box.isChecked(),
             "query": panel.search.text(),
+            "layout": panel.twin.layout,
         })
         settings.sync()
 

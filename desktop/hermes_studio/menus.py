@@ -26,6 +26,7 @@ from hermes_memory.memory.entries import FILE_NAMES, preview
 
 from .commands import Command, CommandRegistry
 from .graph.homes import RecentHomes
+from .graph.twin import SELECTION_MENU, install_commands
 from .palette import CommandPalette, PaletteItem
 from .theme import MODE_LABELS
 
@@ -53,6 +54,7 @@ MENUS = [
         "view.graph", "view.memory", None, "view.theme", None,
         "view.zoom_in", "view.zoom_out", "view.zoom_fit", None, "view.side_panels",
     ]),
+    ("&Selection", SELECTION_MENU),
     ("&Help", ["help.shortcuts", None, "help.about"]),
 ]
 
@@ -132,6 +134,7 @@ def install(window: MainWindow) -> CommandRegistry:
     add(Command("node.delete", "Delete memory…", lambda: window.graph.delete_memory(node()["id"]),
                 enabled=lambda: node() is not None and node().get("kind") == "memory",
                 tip="Remove the selected memory entry from its file (Undo puts it back)"))
+    install_commands(registry, window.graph.twin, graph_shown)
     view = window.graph.view
     view.sig_context.disconnect(window.graph._context_menu)
     view.sig_context.connect(lambda node_id, pos: node_context_menu(window, registry, node_id, pos))

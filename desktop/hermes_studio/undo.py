@@ -11,6 +11,7 @@ and the history stays where it was, so Ctrl+Z never pretends.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -21,6 +22,17 @@ from .workspace import Workspace
 #: An engine-face call: the method's name and its parameters (plain data, so an undo works
 #: on a remote home too).
 Call = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class FaceCall:
+    """A call of the engine face (``hermes_memory.api``) that undoes or redoes a change:
+    plain data, so it runs the same on a home reached over ``serve``."""
+
+    label: str
+    kind: str  # the Workspace change kind it writes: "memory", "user" or "skills"
+    method: str
+    params: dict[str, Any]
 
 
 class EngineCommand(QUndoCommand):
@@ -66,6 +78,11 @@ class History(QObject):
     def record(self, label: str, kind: str, undo_work: Call, redo_work: Call) -> None:
         """Add a change the engine has just made."""
         self.stack.push(EngineCommand(self, label, kind, undo_work, redo_work))
+
+    def record_calls(self, label: str, undo: FaceCall, redo: FaceCall) -> None:
+        """Add a change whose undo and redo are engine-face calls (one step, however many
+        things the change touched)."""
+        self.record(label, undo.kind, (undo.method, undo.params), (redo.method, redo.params))
 
     def run(self, command: EngineCommand, work: Call, verb: str) -> None:
         self.running += 1

@@ -295,6 +295,31 @@ def graph_undo(home: HermesHome, step: dict[str, Any]) -> dict[str, Any]:
 
     return node_actions.run_step(home, step)
 
+
+def skills_bulk(home: HermesHome, action: str, names: list[str]) -> dict[str, Any]:
+    """``action`` (pin, unpin, archive, restore) on every skill in ``names``, all or nothing:
+    ``{"ok": True, "action", "done", "unchanged", "message"}`` or ``{"ok": False, "message",
+    "failed", "rolled_back"}``; see :mod:`hermes_memory.skills.bulk`."""
+    from .skills.bulk import skills_bulk as run
+
+    return run(home, action, names)
+
+
+def memory_nodes_delete(home: HermesHome, ids: list[str]) -> dict[str, Any]:
+    """Delete the entries behind these memory card ids (one write per file, all or nothing):
+    ``{"ok", "message", "deleted", "stores": {target: {"before", "after"}}}``."""
+    from .learning.bulk import delete_memory_nodes
+
+    return delete_memory_nodes(home, ids)
+
+
+def memory_stores_set(home: HermesHome, stores: dict[str, dict[str, list[str]]]) -> dict[str, Any]:
+    """Make each store hold ``after`` where it held ``before`` (undo/redo of
+    :func:`memory_nodes_delete`), merging what was written since; all or nothing."""
+    from .learning.bulk import set_stores
+
+    return set_stores(home, stores)
+
 # --- the staged-write queue (pending/) -----------------------------------------------
 # Every item (list, show) carries: id, kind ("memory"/"skill"), summary, origin and
 # origin_label ("agent"/"background review"), created_at/created/age_seconds, session_id,

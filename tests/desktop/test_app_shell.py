@@ -96,6 +96,11 @@ def test_window_has_file_quit_and_help_about(qtbot, home):
             "Learning graph", "Memory", "", "Theme", "", "Zoom in", "Zoom out", "Zoom to fit",
             "", "Side panels",
         ],
+        "Selection": [
+            "Next result", "Previous result", "Select all results", "", "Pin selected skills…",
+            "Unpin selected skills…", "Archive selected skills…", "Restore ticked archived skills…",
+            "Delete selected memories…", "", "Show: Graph", "Show: Table", "Show: Both",
+        ],
         "Help": ["Keyboard shortcuts", "", "About Hermes Memory Studio"],
     }
     assert window.quit_action.shortcut() == QKeySequence("Ctrl+Q")

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QColorDialog, QMenu, QSplitter, QVBoxLayout, QWidg
 from hermes_memory.home import HermesHome
 
 from ..settings import Settings
+from ..undo import FaceCall
 from ..workspace import Change, Workspace
 from . import actions
 from .actions import Undo
@@ -166,6 +167,10 @@ class GraphPanel(QWidget):
         play.setContext(Qt.ShortcutContext.WidgetShortcut)
         play.activated.connect(self.scrubber.toggle)
         self.search.installEventFilter(self)
+        from .twin import TableTwin  # the table, the shared selection and the bulk actions
+
+        self.twin = TableTwin(self)
+        self.selection = self.twin.selection
 
     # --- lifecycle -------------------------------------------------------------------------
     def _alive(self) -> bool:
@@ -238,6 +243,7 @@ class GraphPanel(QWidget):
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
         if not same_data:
             self._show_legend()
+        self.twin.graph_changed()
         if self._select_after and self._select_after in data.index:
             self.view.select(self._select_after)
             self._select_after = None
@@ -343,6 +349,7 @@ class GraphPanel(QWidget):
             return
         self.mask = visible_mask(self.data, self.state)
         self.view.set_visible(self.mask)
+        self.twin.graph_changed()
         self._update_count()
         self._show_overview()
         if self.details.node_id() is not None and self.view.selected_id() is None:
@@ -487,6 +494,10 @@ class GraphPanel(QWidget):
         self._write(actions.write_kind(node_id), "graph_delete_memory", {"node_id": node_id})
 
     def undo(self, step: Undo) -> None:
+        if isinstance(step, FaceCall):  # a bulk action's one step
+            self.workspace.call(step.method, step.params, lambda result: self.message.show_message(
+                str(result.get("message")), error=not result.get("ok")), write=step.kind)
+            return
         kind = step.target or "skills"
         if step.name and step.kind != "archive":
             self._select_after = step.name

@@ -95,6 +95,8 @@ class GraphView(pg.GraphicsView):
     sig_context = Signal(str, object)  # node id, global QPoint
     sig_hovered = Signal(object)  # node id or None
     sig_drawn = Signal()  # every node of the current graph has been handed to the canvas
+    sig_node_toggled = Signal(str)  # Ctrl-click: add the node to the selection or take it out
+    sig_current = Signal(object)  # select() moved the highlight (node id or None)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -237,6 +239,7 @@ class GraphView(pg.GraphicsView):
             return
         self.selected = index
         self._refresh(nodes=self._dimming())
+        self.sig_current.emit(self.selected_id())
 
     def selected_id(self) -> str | None:
         if self.data is None or self.selected is None:
@@ -708,7 +711,10 @@ class GraphView(pg.GraphicsView):
                 self.sig_node_activated.emit(self.data.ids[index])
             event.accept()
             return
-        self.click_node(index)
+        if index is not None and self.data is not None and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.sig_node_toggled.emit(self.data.ids[index])
+        else:
+            self.click_node(index)
         event.accept()
 
     def click_node(self, index: int | None) -> None:

@@ -164,8 +164,11 @@ class TableTwin(QObject):
         if current is None:
             if panel.details.node_id() is not None:
                 panel.details.clear()
-        elif current != panel.details.node_id():
-            panel._show_details(current)
+        else:
+            if len(self.selection) == 1:  # one node picked: with the local graph on, its new centre
+                panel._move_local_graph(current)
+            if current != panel.details.node_id():
+                panel._show_details(current)
 
     def _graph_current(self, node_id: str | None) -> None:
         if not self._applying and node_id is not None:

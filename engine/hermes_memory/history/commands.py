@@ -97,8 +97,20 @@ def register_session_commands(commands: argparse._SubParsersAction) -> None:
 
 
 # --- helpers -----------------------------------------------------------------------------
+_MINUTES: dict[int, str] = {}  # minute -> its local date text (a long log repeats them)
+
+
 def _date(ts: float | None) -> str:
-    return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    if ts is None:
+        return "-"
+    minute = int(ts // 60)
+    text = _MINUTES.get(minute)
+    if text is None:
+        if len(_MINUTES) > 100_000:
+            _MINUTES.clear()
+        # whole minutes: every time zone offset is a whole number of minutes
+        text = _MINUTES[minute] = time.strftime("%Y-%m-%d %H:%M", time.localtime(minute * 60))
+    return text
 
 
 def _line(text: str | None, width: int = PREVIEW) -> str:
@@ -123,24 +135,30 @@ def _problems(ctx: CliContext, result: dict[str, Any]) -> None:
 
 
 def _describe(item: dict[str, Any]) -> str:
-    who = ORIGIN_LABELS.get(item["origin"], item["origin"])
+    get = item.get
+    origin = item["origin"]
+    who = ORIGIN_LABELS.get(origin, origin)
     if item["kind"] == "skill":
+        state = get("state")
         change = ", ".join(filter(None, [
-            "text changed" if item.get("text_changed") else "",
-            item.get("state") if item.get("state") != "active" else "",
-            "pinned" if item.get("pinned") else "",
+            "text changed" if get("text_changed") else "",
+            state if state != "active" else "",
+            "pinned" if get("pinned") else "",
         ]))  # fmt: skip
         what = f"skill {item['skill']}"
     else:
         change = f"+{item['added']} -{item['removed']} ({item['entry_count']} entries)"
         what = item["kind"]
-    session = f"  session {item['session']}" if item.get("session") else ""
-    if len(item.get("sessions") or ()) > 1:
-        session = f"  sessions {', '.join(item['sessions'])}"
-    extra = f"  restores {item['restores']}" if item.get("restores") else ""
-    extra += f"  reverts {item['reverts']}" if item.get("reverts") else ""
+    sessions = get("sessions")
+    if sessions and len(sessions) > 1:
+        session = f"  sessions {', '.join(sessions)}"
+    else:
+        session = f"  session {item['session']}" if get("session") else ""
+    if get("restores") or get("reverts"):
+        session += f"  restores {item['restores']}" if get("restores") else ""
+        session += f"  reverts {item['reverts']}" if get("reverts") else ""
     return (f"{_date(item['ts'])}  {item['id']:<14} {what:<16} {item['action']:<8} "
-            f"{who:<17} {change}{session}{extra}")  # fmt: skip
+            f"{who:<17} {change}{session}")  # fmt: skip
 
 
 def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:

@@ -42,6 +42,7 @@ HISTORY_DIR = Path(".memory-studio") / "history"
 EVENTS = "events.jsonl"
 IMPORTS = "imported.jsonl"
 BLOBS = "blobs.jsonl"
+LOG_INDEX = "log-index.json"  # derived summaries for 'history log' (see log_index.py)
 #: A memory version is stored in full this often (else as a delta from the one before).
 CHECKPOINT_EVERY = 16
 #: Kinds of history: the two memory stores and skills.
@@ -202,6 +203,40 @@ def materialise(events: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
+def parse_log(data: bytes, name: str, *, first_line: int = 1) -> EventLog:
+    """The usable events of a log's bytes, in order; bad lines are listed in ``problems``
+    (numbered from ``first_line``)."""
+    log = EventLog()
+    if not data:
+        return log
+    text = data.decode("utf-8", "replace")
+    # Fast path: the whole log decoded at once; per line only when something is off.
+    try:
+        decoded = json.loads("[" + text.strip().replace("\n", ",") + "]")
+    except ValueError:
+        decoded = None
+    if decoded is not None and all(_valid_event(e) is None for e in decoded):
+        log.events = decoded
+        return log
+    for number, line in enumerate(text.split("\n"), start=first_line):
+        if not line.strip():
+            continue
+        if len(line) > MAX_EVENT_LINE:
+            log.problems.append(f"{name} line {number}: longer than any event, skipped")
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            log.problems.append(f"{name} line {number}: not JSON (cut short?), skipped")
+            continue
+        why = _valid_event(event)
+        if why:
+            log.problems.append(f"{name} line {number}: {why}, skipped")
+            continue
+        log.events.append(event)
+    return log
+
+
 class HistoryStore:
     """The history folder of one home. Cheap to create; every call re-reads the disk."""
 
@@ -294,37 +329,7 @@ class HistoryStore:
         return log
 
     def _read_log(self, path: Path) -> EventLog:
-        data = self._read_bytes(path)
-        log = EventLog()
-        if not data:
-            return log
-        text = data.decode("utf-8", "replace")
-        # Fast path: the whole log decoded at once; per line only when something is off.
-        try:
-            decoded = json.loads("[" + text.strip().replace("\n", ",") + "]")
-        except ValueError:
-            decoded = None
-        lines = text.split("\n")
-        if decoded is not None and all(_valid_event(e) is None for e in decoded):
-            log.events = decoded
-            return log
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            if len(line) > MAX_EVENT_LINE:
-                log.problems.append(f"{path.name} line {number}: longer than any event, skipped")
-                continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                log.problems.append(f"{path.name} line {number}: not JSON (cut short?), skipped")
-                continue
-            why = _valid_event(event)
-            if why:
-                log.problems.append(f"{path.name} line {number}: {why}, skipped")
-                continue
-            log.events.append(event)
-        return log
+        return parse_log(self._read_bytes(path), path.name)
 
     def _backwards(self, match: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """The recorded events whose fields equal ``match``, newest first, read from the
@@ -406,7 +411,7 @@ class HistoryStore:
                 return {"ok": True, "removed_events": 0, "kept_events": 0}
             with self.locked():
                 count = len(self.read_events().events) + len(self.read_events(imported=True).events)
-                for path in (self.events_path, self.imports_path, self.blobs_path):
+                for path in (self.events_path, self.imports_path, self.blobs_path, self.dir / LOG_INDEX):
                     with contextlib.suppress(FileNotFoundError):
                         path.unlink()
             with contextlib.suppress(OSError):
@@ -438,6 +443,8 @@ class HistoryStore:
                     atomic_write_text(path, text, ".history_")
             except OSError as exc:
                 raise HistoryError(f"Could not rewrite {self.dir}: {exc.strerror or exc}") from None
+            with contextlib.suppress(FileNotFoundError):  # the log's summaries of what is gone
+                (self.dir / LOG_INDEX).unlink()
         return {"ok": True, "removed_events": removed, "kept_events": kept_count}
 
     def size_bytes(self) -> int:

@@ -97,20 +97,32 @@ def register_session_commands(commands: argparse._SubParsersAction) -> None:
 
 
 # --- helpers -----------------------------------------------------------------------------
-_MINUTES: dict[int, str] = {}  # minute -> its local date text (a long log repeats them)
+_HOURS: dict[int, int | None] = {}  # UTC hour -> its local offset (None: it changes within it)
+_DAYS: dict[int, str] = {}  # local day number -> "YYYY-MM-DD"
 
 
 def _date(ts: float | None) -> str:
+    """``YYYY-MM-DD HH:MM`` in local time. A long log lists thousands of times, so the
+    local offset is looked up once per hour (and used only for an hour whose offset does
+    not change within it) and the date text once per day."""
     if ts is None:
         return "-"
-    minute = int(ts // 60)
-    text = _MINUTES.get(minute)
+    hour = int(ts // 3600)
+    known = _HOURS.get(hour, False)
+    if known is False:
+        if len(_HOURS) > 100_000:
+            _HOURS.clear()
+            _DAYS.clear()
+        start, end = time.localtime(hour * 3600), time.localtime(hour * 3600 + 3599)
+        known = _HOURS[hour] = start.tm_gmtoff if start.tm_gmtoff == end.tm_gmtoff else None
+    if known is None:  # the clocks change within this hour
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    local = int((ts + known) // 60) * 60
+    day, seconds = divmod(local, 86_400)
+    text = _DAYS.get(day)
     if text is None:
-        if len(_MINUTES) > 100_000:
-            _MINUTES.clear()
-        # whole minutes: every time zone offset is a whole number of minutes
-        text = _MINUTES[minute] = time.strftime("%Y-%m-%d %H:%M", time.localtime(minute * 60))
-    return text
+        text = _DAYS[day] = time.strftime("%Y-%m-%d", time.gmtime(day * 86_400))
+    return f"{text} {seconds // 3600:02d}:{seconds % 3600 // 60:02d}"
 
 
 def _line(text: str | None, width: int = PREVIEW) -> str:

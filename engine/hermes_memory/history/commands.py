@@ -146,11 +146,13 @@ def _problems(ctx: CliContext, result: dict[str, Any]) -> None:
         print(f"hermes-memory: warning: {problem}", file=ctx.stderr)
 
 
+_COLUMNS: dict[tuple[str, str, str], str] = {}  # (what, action, origin) -> the padded columns
+
+
 def _describe(item: dict[str, Any]) -> str:
     get = item.get
-    origin = item["origin"]
-    who = ORIGIN_LABELS.get(origin, origin)
-    if item["kind"] == "skill":
+    kind = item["kind"]
+    if kind == "skill":
         state = get("state")
         change = ", ".join(filter(None, [
             "text changed" if get("text_changed") else "",
@@ -160,7 +162,14 @@ def _describe(item: dict[str, Any]) -> str:
         what = f"skill {item['skill']}"
     else:
         change = f"+{item['added']} -{item['removed']} ({item['entry_count']} entries)"
-        what = item["kind"]
+        what = kind
+    key = (what, item["action"], item["origin"])
+    columns = _COLUMNS.get(key)
+    if columns is None:  # a long log repeats a few of these thousands of times
+        if len(_COLUMNS) > 10_000:
+            _COLUMNS.clear()
+        who = ORIGIN_LABELS.get(key[2], key[2])
+        columns = _COLUMNS[key] = f"{what:<16} {key[1]:<8} {who:<17} "
     sessions = get("sessions")
     if sessions and len(sessions) > 1:
         session = f"  sessions {', '.join(sessions)}"
@@ -169,8 +178,7 @@ def _describe(item: dict[str, Any]) -> str:
     if get("restores") or get("reverts"):
         session += f"  restores {item['restores']}" if get("restores") else ""
         session += f"  reverts {item['reverts']}" if get("reverts") else ""
-    return (f"{_date(item['ts'])}  {item['id']:<14} {what:<16} {item['action']:<8} "
-            f"{who:<17} {change}{session}")  # fmt: skip
+    return f"{_date(item['ts'])}  {item['id']:<14} {columns}{change}{session}"
 
 
 def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:

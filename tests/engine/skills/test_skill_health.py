@@ -229,3 +229,37 @@ def test_a_name_that_is_not_text_is_shown_as_written(home, hb):
     assert codes["42"] == {"name-mismatch"}
     [listed] = [f for f in check_skills(home)["findings"] if f["skill"] == "listed"]
     assert "'['a', 'b']'" in listed["message"]
+
+
+def test_graph_badges_follow_each_kind_of_change_on_hinted_rebuilds(home, hb):
+    import json
+
+    from hermes_memory.learning.graph import GraphBuilder
+
+    _healthy(hb, 5)
+    broken = hb.skill("misc/broken", text="---\nname: broken\n---\nBody\n")
+    hb.skill("tools/linker", related=["ghost"])
+    usage = {f"healthy-{n}": {"created_by": "agent", "use_count": 1, "last_used_at": _iso(1)} for n in range(5)}
+    usage["healthy-0"]["last_used_at"] = _iso(STALE_DAYS + 5)
+    usage.update(broken={"created_by": "agent", "use_count": 1, "last_used_at": _iso(1)},
+                 linker={"created_by": "agent", "use_count": 1, "last_used_at": _iso(1)})  # fmt: skip
+    hb.usage(usage)
+    builder = GraphBuilder(home)
+
+    def badges(changed=None):
+        nodes = builder.build(changed=changed)["nodes"]
+        return {n["id"]: n["healthCodes"] for n in nodes if n["kind"] == "skill" and n["healthCodes"]}
+
+    expected = {"broken": ["description-missing"], "linker": ["related-unknown"], "healthy-0": ["stale"]}
+    assert badges() == expected
+    time.sleep(0.01)
+    md = broken / "SKILL.md"
+    md.write_text("---\nname: broken\ndescription: fixed\n---\nBody\n", encoding="utf-8")
+    expected.pop("broken")
+    assert badges(changed=[md]) == expected  # the edited skill only; the others keep theirs
+    usage["healthy-0"]["pinned"] = True
+    home.skills_usage_file.write_text(json.dumps(usage), encoding="utf-8")
+    expected.pop("healthy-0")
+    assert badges(changed=[home.skills_usage_file]) == expected  # a usage change
+    hb.skill("misc/ghost")
+    assert badges() == {}  # a new name: the link resolves

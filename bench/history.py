@@ -3,6 +3,8 @@ recording a version adds to an engine write, each against a floor from the same 
 
 * ``history log``: the engine-face call and the CLI (in-process, output discarded) over
   10,000 recorded events. Target: <= 50 ms. Floor: reading and JSON-decoding the log.
+  For reference: the first page (``limit=50``), the CLI's parser alone, and a log read
+  with the summary index deleted (the one read that rebuilds it).
 * ``history import-sessions`` over a state.db of 1,000,000 messages. Target: <= 2x the
   provenance scan (``memory_provenance`` of the current entries) of the same database.
 * recording: median engine write (add + remove) with the history hook against the same
@@ -27,6 +29,7 @@ import time
 from pathlib import Path
 
 from hermes_memory import api
+from hermes_memory.cli import build_parser
 from hermes_memory.cli import main as cli_main
 from hermes_memory.history import backfill
 from hermes_memory.history.recording import hashes_of, memory_event, next_depth, skill_event
@@ -101,16 +104,26 @@ def bench_log(count: int, rounds: int) -> bool:
         _write_history(home, count, time.time() - count * 60, 60)
         path = HistoryStore(home).events_path
         floor = _median(lambda: json.loads("[" + ",".join(path.read_text().splitlines()) + "]"), rounds)
+        api.history_log(home)  # the first read after the writes brings the log's index up to date
         face = _median(lambda: api.history_log(home), rounds)
         sink = io.StringIO()
         cli = _median(lambda: cli_main(["--home", tmp, "history", "log"], stdout=sink), rounds)
+        page = _median(lambda: api.history_log(home, limit=50), rounds)
+        parser = _median(build_parser, rounds)
+        index = HistoryStore(home).dir / "log-index.json"
+        rebuild = _median(lambda: (index.unlink(), api.history_log(home)), max(3, rounds // 5))
         size = path.stat().st_size
     ok = face <= LOG_TARGET_S and cli <= LOG_TARGET_S
     print(f"history log of {count:,} events ({size / 1e6:.1f} MB log), median of {rounds}:")
     print(f"  floor (read + JSON-decode the log) {floor * 1000:8.1f} ms")
     print(f"  engine face history_log            {face * 1000:8.1f} ms  ({face / floor:.2f}x floor)")
-    print(f"  CLI 'history log' (in-process)     {cli * 1000:8.1f} ms  ({cli / floor:.2f}x floor)")
-    print(f"  {'PASS' if ok else 'FAIL'}: both <= {LOG_TARGET_S * 1000:.0f} ms")
+    print(f"  CLI 'history log' (in-process)     {cli * 1000:8.1f} ms  ({cli / floor:.2f}x floor; "
+          f"{parser * 1000:.1f} ms of it builds the CLI's parser)")
+    print(f"  first page (limit 50), engine face {page * 1000:8.1f} ms  ({page / floor:.2f}x floor)")
+    print(f"  with the log's index deleted       {rebuild * 1000:8.1f} ms  ({rebuild / floor:.2f}x floor; "
+          "once, then kept up to date)")
+    print(f"  {'PASS' if ok else 'FAIL'}: both <= {LOG_TARGET_S * 1000:.0f} ms "
+          f"(the floor of this run is {floor * 1000:.0f} ms: <= {LOG_TARGET_S / floor:.2f}x floor)")
     return ok
 
 

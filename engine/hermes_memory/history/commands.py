@@ -97,8 +97,32 @@ def register_session_commands(commands: argparse._SubParsersAction) -> None:
 
 
 # --- helpers -----------------------------------------------------------------------------
+_HOURS: dict[int, int | None] = {}  # UTC hour -> its local offset (None: it changes within it)
+_DAYS: dict[int, str] = {}  # local day number -> "YYYY-MM-DD"
+
+
 def _date(ts: float | None) -> str:
-    return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    """``YYYY-MM-DD HH:MM`` in local time. A long log lists thousands of times, so the
+    local offset is looked up once per hour (and used only for an hour whose offset does
+    not change within it) and the date text once per day."""
+    if ts is None:
+        return "-"
+    hour = int(ts // 3600)
+    known = _HOURS.get(hour, False)
+    if known is False:
+        if len(_HOURS) > 100_000:
+            _HOURS.clear()
+            _DAYS.clear()
+        start, end = time.localtime(hour * 3600), time.localtime(hour * 3600 + 3599)
+        known = _HOURS[hour] = start.tm_gmtoff if start.tm_gmtoff == end.tm_gmtoff else None
+    if known is None:  # the clocks change within this hour
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    local = int((ts + known) // 60) * 60
+    day, seconds = divmod(local, 86_400)
+    text = _DAYS.get(day)
+    if text is None:
+        text = _DAYS[day] = time.strftime("%Y-%m-%d", time.gmtime(day * 86_400))
+    return f"{text} {seconds // 3600:02d}:{seconds % 3600 // 60:02d}"
 
 
 def _line(text: str | None, width: int = PREVIEW) -> str:
@@ -122,25 +146,39 @@ def _problems(ctx: CliContext, result: dict[str, Any]) -> None:
         print(f"hermes-memory: warning: {problem}", file=ctx.stderr)
 
 
+_COLUMNS: dict[tuple[str, str, str], str] = {}  # (what, action, origin) -> the padded columns
+
+
 def _describe(item: dict[str, Any]) -> str:
-    who = ORIGIN_LABELS.get(item["origin"], item["origin"])
-    if item["kind"] == "skill":
+    get = item.get
+    kind = item["kind"]
+    if kind == "skill":
+        state = get("state")
         change = ", ".join(filter(None, [
-            "text changed" if item.get("text_changed") else "",
-            item.get("state") if item.get("state") != "active" else "",
-            "pinned" if item.get("pinned") else "",
+            "text changed" if get("text_changed") else "",
+            state if state != "active" else "",
+            "pinned" if get("pinned") else "",
         ]))  # fmt: skip
         what = f"skill {item['skill']}"
     else:
         change = f"+{item['added']} -{item['removed']} ({item['entry_count']} entries)"
-        what = item["kind"]
-    session = f"  session {item['session']}" if item.get("session") else ""
-    if len(item.get("sessions") or ()) > 1:
-        session = f"  sessions {', '.join(item['sessions'])}"
-    extra = f"  restores {item['restores']}" if item.get("restores") else ""
-    extra += f"  reverts {item['reverts']}" if item.get("reverts") else ""
-    return (f"{_date(item['ts'])}  {item['id']:<14} {what:<16} {item['action']:<8} "
-            f"{who:<17} {change}{session}{extra}")  # fmt: skip
+        what = kind
+    key = (what, item["action"], item["origin"])
+    columns = _COLUMNS.get(key)
+    if columns is None:  # a long log repeats a few of these thousands of times
+        if len(_COLUMNS) > 10_000:
+            _COLUMNS.clear()
+        who = ORIGIN_LABELS.get(key[2], key[2])
+        columns = _COLUMNS[key] = f"{what:<16} {key[1]:<8} {who:<17} "
+    sessions = get("sessions")
+    if sessions and len(sessions) > 1:
+        session = f"  sessions {', '.join(sessions)}"
+    else:
+        session = f"  session {item['session']}" if get("session") else ""
+    if get("restores") or get("reverts"):
+        session += f"  restores {item['restores']}" if get("restores") else ""
+        session += f"  reverts {item['reverts']}" if get("reverts") else ""
+    return f"{_date(item['ts'])}  {item['id']:<14} {columns}{change}{session}"
 
 
 def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:

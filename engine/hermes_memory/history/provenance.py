@@ -21,9 +21,6 @@ from typing import Any
 
 from ..home import HermesHome
 from ..memory.entries import TARGETS, fingerprint
-from ..memory.store import StoreReadError, read_store_file
-from ..sessions.errors import SessionStoreError
-from ..sessions.provenance import memory_provenance
 from ..skills.usage import read_usage, to_epoch
 from .ledger import ledger_path
 from .recording import FOREGROUND, UNKNOWN
@@ -60,6 +57,9 @@ def _entry_from_history(timeline: Timeline, target: str, entry: str) -> dict[str
 
 
 def memory_entries(home: HermesHome) -> list[tuple[str, str]]:
+    # imported here: the learning graph imports this module for GraphProvenance only
+    from ..memory.store import StoreReadError, read_store_file
+
     found = []
     for target in TARGETS:
         try:
@@ -75,6 +75,9 @@ def entry_provenance(home: HermesHome, timeline: Timeline | None = None) -> list
     entries = memory_entries(home)
     from_db: dict[str, Any] = {}
     if home.state_db.is_file() and entries:
+        from ..sessions.errors import SessionStoreError
+        from ..sessions.provenance import memory_provenance
+
         try:
             from_db = memory_provenance(home, [e for _, e in entries])
         except SessionStoreError:

@@ -15,6 +15,7 @@ from ..memory.store import StoreReadError, read_store_file
 from ..skills.index import gc_paused
 from . import backfill, undo
 from . import capture as capture_module
+from .log_index import log_summaries
 from .provenance import provenance as provenance_of
 from .recording import skill_state
 from .storage import HistoryError, HistoryStore
@@ -52,21 +53,8 @@ def log(
 
 def _log(home: HermesHome, kind: str | None, skill: str | None, since: float | None,
          limit: int | None) -> dict[str, Any]:  # fmt: skip
-    timeline = Timeline(home, lazy=True)
-    if kind == "skill" and skill:
-        events = list(timeline.chain("skill", skill))
-    elif kind:
-        events = [e for e in timeline.events if e["kind"] == kind]
-    else:
-        events = timeline.events
-    if since is not None:
-        events = [e for e in events if e["ts"] >= since]
-    events = events[::-1]
-    total = len(events)
-    if limit:
-        events = events[:limit]
-    return {"ok": True, "total": total, "events": [timeline.summary(e) for e in events],
-            "problems": timeline.problems}  # fmt: skip
+    events, total, problems = log_summaries(home, kind, skill, since, limit)
+    return {"ok": True, "total": total, "events": events, "problems": problems}
 
 
 @_guard

@@ -30,18 +30,21 @@ import json
 import os
 import shutil
 import stat
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..fileio import DEFAULT_LOCK_TIMEOUT, LockTimeout, atomic_write_text, file_lock
+from .. import fileio
+from ..fileio import DEFAULT_LOCK_TIMEOUT, atomic_write_text, remove_stale_temp_files
 from ..home import HermesHome
 
 HISTORY_DIR = Path(".memory-studio") / "history"
 EVENTS = "events.jsonl"
 IMPORTS = "imported.jsonl"
 BLOBS = "blobs.jsonl"
+LOG_INDEX = "log-index.json"  # derived summaries for 'history log' (see log_index.py)
 #: A memory version is stored in full this often (else as a delta from the one before).
 CHECKPOINT_EVERY = 16
 #: Kinds of history: the two memory stores and skills.
@@ -202,6 +205,53 @@ def materialise(events: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
+def parse_log(data: bytes, name: str, *, first_line: int = 1) -> EventLog:
+    """The usable events of a log's bytes, in order; bad lines are listed in ``problems``
+    (numbered from ``first_line``)."""
+    log = EventLog()
+    if not data:
+        return log
+    text = data.decode("utf-8", "replace")
+    # Fast path: the whole log decoded at once; per line only when something is off.
+    try:
+        decoded = json.loads("[" + text.strip().replace("\n", ",") + "]")
+    except ValueError:
+        decoded = None
+    if decoded is not None and all(_valid_event(e) is None for e in decoded):
+        log.events = decoded
+        return log
+    for number, line in enumerate(text.split("\n"), start=first_line):
+        if not line.strip():
+            continue
+        if len(line) > MAX_EVENT_LINE:
+            log.problems.append(f"{name} line {number}: longer than any event, skipped")
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            log.problems.append(f"{name} line {number}: not JSON (cut short?), skipped")
+            continue
+        why = _valid_event(event)
+        if why:
+            log.problems.append(f"{name} line {number}: {why}, skipped")
+            continue
+        log.events.append(event)
+    return log
+
+
+class _Descriptor:
+    """A bare file descriptor with what fileio's lock helpers use of a file object."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def seek(self, position: int) -> None:
+        os.lseek(self.fd, position, os.SEEK_SET)
+
+
 class HistoryStore:
     """The history folder of one home. Cheap to create; every call re-reads the disk."""
 
@@ -215,37 +265,67 @@ class HistoryStore:
 
     # --- writing --------------------------------------------------------------------
     def _prepare(self) -> None:
-        for path in (self.dir.parent, self.dir, self.events_path, self.imports_path, self.blobs_path):
+        for path in (self.dir.parent, self.events_path, self.imports_path, self.blobs_path):
             _check_plain(path)
+        try:
+            if stat.S_ISDIR(os.lstat(self.dir).st_mode):
+                return  # the usual case: nothing to create
+        except FileNotFoundError:
+            pass
+        _check_plain(self.dir)
         if not self.home.path.is_dir():
             raise HistoryError(f"No Hermes home at {self.home.path}; no history was written.")
         self.dir.mkdir(parents=True, exist_ok=True)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the history lock (appends and rewrites happen only under it)."""
+        """Hold the history lock (appends and rewrites happen only under it).
+
+        The lock file is the one :func:`fileio.file_lock` uses for ``events.jsonl``, taken
+        more cheaply: every path of the folder was just checked to be no link, so there is
+        no link policy to resolve, and appends leave no temp files to sweep."""
         self._prepare()
+        lock_file = self.dir / (EVENTS + ".lock")
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+        flags |= getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
-            with file_lock(self.events_path, self.lock_timeout):
+            fd = os.open(lock_file, flags, 0o644)
+        except OSError as exc:
+            raise HistoryError(f"Could not lock {lock_file}: {exc.strerror or exc}") from None
+        handle = _Descriptor(fd)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise HistoryError(f"{lock_file} is not a regular file; move it aside.")
+            deadline = time.monotonic() + self.lock_timeout
+            while not fileio._try_lock(handle):
+                if time.monotonic() >= deadline:
+                    raise HistoryError(
+                        f"{EVENTS} is locked by another process (waited {self.lock_timeout:g} s). "
+                        "If a Hermes agent is busy writing memory, try again in a moment."
+                    )
+                time.sleep(fileio._POLL_SECONDS)
+            try:
                 yield
-        except LockTimeout as exc:
-            raise HistoryError(str(exc)) from None
+            finally:
+                fileio._unlock(handle)
+        finally:
+            os.close(fd)
 
     @staticmethod
-    def _append_lines(path: Path, lines: Iterable[str]) -> None:
+    def _append_lines(path: Path, lines: Iterable[str]) -> os.stat_result | None:
+        """Append the lines; the file's stat after the write (None when nothing was written)."""
         data = "".join(line + "\n" for line in lines)
         if not data:
-            return
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            return None
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(path, flags, 0o600)
         try:
             size = os.fstat(fd).st_size
-            if size:  # a line cut short by a crash must not swallow ours
-                with open(path, "rb") as reader:
-                    reader.seek(size - 1)
-                    if reader.read(1) != b"\n":
-                        data = "\n" + data
+            # a line cut short by a crash must not swallow ours
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = "\n" + data
             os.write(fd, data.encode("utf-8", "surrogatepass"))
+            return os.fstat(fd)
         finally:
             os.close(fd)
 
@@ -260,12 +340,31 @@ class HistoryStore:
                     self.blobs_path,
                     (json.dumps({"h": h, "t": t}, ensure_ascii=False) for h, t in blobs.items()),
                 )
-            self._append_lines(
-                self.imports_path if imported else self.events_path,
-                (json.dumps(event, ensure_ascii=False, separators=(",", ":")) for event in events),
-            )
+            if imported:
+                self._append_lines(self.imports_path, (_event_line(event) for event in events))
+                return
+            known = self._known_heads()  # before the write: is the cache current?
+            after = self._append_lines(self.events_path, (_event_line(event) for event in events))
         except OSError as exc:
             raise HistoryError(f"Could not write history in {self.dir}: {exc.strerror or exc}") from None
+        if known is not None and after is not None:
+            heads = dict(known)
+            for event in events:
+                heads = _advance_heads(heads, event)
+            _HEADS[str(self.events_path)] = (_file_key(after), heads)
+        else:
+            _HEADS.pop(str(self.events_path), None)
+
+    def _known_heads(self) -> dict[str, Any] | None:
+        """The cached memory heads when they describe ``events.jsonl`` as it is now."""
+        cached = _HEADS.get(str(self.events_path))
+        if cached is None:
+            return None
+        try:
+            key = _file_key(os.stat(self.events_path))
+        except OSError:
+            return None
+        return cached[1] if cached[0] == key else None
 
     # --- reading --------------------------------------------------------------------
     def _read_bytes(self, path: Path) -> bytes:
@@ -294,37 +393,7 @@ class HistoryStore:
         return log
 
     def _read_log(self, path: Path) -> EventLog:
-        data = self._read_bytes(path)
-        log = EventLog()
-        if not data:
-            return log
-        text = data.decode("utf-8", "replace")
-        # Fast path: the whole log decoded at once; per line only when something is off.
-        try:
-            decoded = json.loads("[" + text.strip().replace("\n", ",") + "]")
-        except ValueError:
-            decoded = None
-        lines = text.split("\n")
-        if decoded is not None and all(_valid_event(e) is None for e in decoded):
-            log.events = decoded
-            return log
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            if len(line) > MAX_EVENT_LINE:
-                log.problems.append(f"{path.name} line {number}: longer than any event, skipped")
-                continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                log.problems.append(f"{path.name} line {number}: not JSON (cut short?), skipped")
-                continue
-            why = _valid_event(event)
-            if why:
-                log.problems.append(f"{path.name} line {number}: {why}, skipped")
-                continue
-            log.events.append(event)
-        return log
+        return parse_log(self._read_bytes(path), path.name)
 
     def _backwards(self, match: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """The recorded events whose fields equal ``match``, newest first, read from the
@@ -364,7 +433,26 @@ class HistoryStore:
 
     def head(self, kind: str) -> tuple[dict[str, Any], list[str], int] | None:
         """The newest version of a memory store in the log: ``(event, entry hashes, how
-        many deltas since its last full version)``, or ``None``."""
+        many deltas since its last full version)``, or ``None``.
+
+        Remembered per process after each append and each read, while the log's identity
+        and size are unchanged, so a write that follows a write reads nothing back."""
+        known = self._known_heads()
+        if known is not None and kind in known:
+            return known[kind]
+        try:
+            key = _file_key(os.stat(self.events_path))
+        except OSError:
+            key = None
+        head = self._read_head(kind)
+        if key is not None:
+            cached = _HEADS.get(str(self.events_path))
+            heads = dict(cached[1]) if cached is not None and cached[0] == key else {}
+            heads[kind] = head
+            _HEADS[str(self.events_path)] = (key, heads)
+        return head
+
+    def _read_head(self, kind: str) -> tuple[dict[str, Any], list[str], int] | None:
         stack = []
         for event in self._backwards({"kind": kind}):
             stack.append(event)
@@ -406,13 +494,14 @@ class HistoryStore:
                 return {"ok": True, "removed_events": 0, "kept_events": 0}
             with self.locked():
                 count = len(self.read_events().events) + len(self.read_events(imported=True).events)
-                for path in (self.events_path, self.imports_path, self.blobs_path):
+                for path in (self.events_path, self.imports_path, self.blobs_path, self.dir / LOG_INDEX):
                     with contextlib.suppress(FileNotFoundError):
                         path.unlink()
             with contextlib.suppress(OSError):
                 shutil.rmtree(self.dir)
             return {"ok": True, "removed_events": count, "kept_events": 0}
         with self.locked():
+            remove_stale_temp_files(self.dir)  # left by a rewrite that was cut short
             logs = {path: self.read_events(imported=path == self.imports_path)
                     for path in (self.events_path, self.imports_path)}  # fmt: skip
             removed = kept_count = 0
@@ -438,6 +527,8 @@ class HistoryStore:
                     atomic_write_text(path, text, ".history_")
             except OSError as exc:
                 raise HistoryError(f"Could not rewrite {self.dir}: {exc.strerror or exc}") from None
+            with contextlib.suppress(FileNotFoundError):  # the log's summaries of what is gone
+                (self.dir / LOG_INDEX).unlink()
         return {"ok": True, "removed_events": removed, "kept_events": kept_count}
 
     def size_bytes(self) -> int:
@@ -446,6 +537,39 @@ class HistoryStore:
             with contextlib.suppress(OSError):
                 total += path.stat().st_size
         return total
+
+
+# The memory heads of each event log this process wrote or read: path -> (the log's
+# (inode, size, mtime), kind -> HistoryStore.head() of it). Appends only ever grow the log
+# and a rewrite replaces it, so an unchanged key means unchanged heads.
+_HEADS: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
+def _file_key(info: os.stat_result) -> tuple[int, int, int]:
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _event_line(event: dict[str, Any]) -> str:
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+
+
+def _advance_heads(heads: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    """``heads`` after ``event`` was appended (a kind not known stays unknown)."""
+    kind = event.get("kind")
+    if kind not in ("memory", "user"):
+        return heads
+    if "entries" in event:
+        heads[kind] = (event, list(event["entries"]), 0)
+    elif kind in heads and heads[kind] is not None:
+        _event, hashes, depth = heads[kind]
+        rebuilt = apply_delta(hashes, event["delta"])
+        if rebuilt is None:
+            del heads[kind]
+        else:
+            heads[kind] = (event, rebuilt, depth + 1)
+    else:
+        heads.pop(kind, None)
+    return heads
 
 
 def _event_hashes(event: dict[str, Any]) -> list[str]:

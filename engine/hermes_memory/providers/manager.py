@@ -12,12 +12,13 @@ second is refused with a warning, never an exception). Three rules hold for ever
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, wait
 from typing import Any
 
@@ -43,6 +44,9 @@ DEFAULT_EXTERNAL_PREFETCH_TIMEOUT_S = _EXTERNAL_PREFETCH_TIMEOUT_S = 8.0
 DEFAULT_SYNC_DRAIN_TIMEOUT_S = _SYNC_DRAIN_TIMEOUT_S = 5.0
 _LEGACY_PRE_COMPRESS_API_VERSION = 1
 _MIRRORED_MEMORY_ACTIONS = frozenset({"add", "replace", "remove"})
+#: Write origins (spec "write origins"): the agent's own turn, or its background review.
+FOREGROUND = "foreground"
+BACKGROUND_REVIEW = "background_review"
 
 
 # --- provider signatures: providers are duck-typed and their call shapes vary ----------
@@ -142,6 +146,11 @@ class MemoryManager:
             "abandoned_prefetches": 0,
             "active_tasks": 0,
         }
+        # The session the agent is in (from initialize_all / on_session_switch): what
+        # its memory writes are attributed to.
+        self._session_id = ""
+        self._parent_session_id = ""
+        self._platform = ""
 
     # --- registration -------------------------------------------------------------------
     def add_provider(self, provider: MemoryProvider) -> None:
@@ -259,6 +268,8 @@ class MemoryManager:
 
         A provider that fails to initialise stays registered (and keeps failing softly).
         """
+        self._session_id = session_id or ""
+        self._platform = str(kwargs.get("platform") or "")
         if "hermes_home" not in kwargs:
             kwargs["hermes_home"] = str(self._home_or_default().path)
         elif self._home is None:
@@ -560,6 +571,7 @@ class MemoryManager:
     ) -> None:
         if not new_session_id:
             return
+        self._session_id, self._parent_session_id = new_session_id, parent_session_id or ""
         if rewound:  # only when set, so it never lands in providers' **kwargs otherwise
             kwargs["rewound"] = True
         self._each_provider(
@@ -721,6 +733,66 @@ class MemoryManager:
                 self.on_memory_write(action, target, content, metadata=metadata)
             except Exception as exc:
                 logger.debug("notify_memory_tool_write failed for op %s: %s", action, exc)
+
+    # --- the agent's memory tool ----------------------------------------------------------
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @contextlib.contextmanager
+    def writing(self, origin: str = FOREGROUND) -> Iterator[None]:
+        """Attribute the memory and skill writes made inside the block to ``origin``
+        (``foreground`` or ``background_review``) and to this manager's session: history
+        records them so, and a write-approval gate stages them so."""
+        from ..history.recording import writing_as
+        from ..pending.gate import write_origin, write_session
+
+        session = self._session_id or None
+        origin_token, session_token = write_origin.set(origin), write_session.set(session)
+        try:
+            with writing_as(origin, session=session, platform=self._platform or None):
+                yield
+        finally:
+            write_session.reset(session_token)
+            write_origin.reset(origin_token)
+
+    def memory_write_metadata(self, origin: str = FOREGROUND, **extra: Any) -> dict[str, Any]:
+        """What upstream hands providers with a mirrored write (empty values dropped)."""
+        metadata = {
+            "write_origin": BACKGROUND_REVIEW if origin == BACKGROUND_REVIEW else "assistant_tool",
+            "execution_context": BACKGROUND_REVIEW if origin == BACKGROUND_REVIEW else FOREGROUND,
+            "session_id": self._session_id,
+            "parent_session_id": self._parent_session_id,
+            "platform": self._platform or os.environ.get("HERMES_SESSION_SOURCE") or "cli",
+            "tool_name": "memory",
+            **extra,
+        }
+        return {key: value for key, value in metadata.items() if value not in (None, "")}
+
+    def handle_memory_tool(self, args: dict[str, Any], *, origin: str = FOREGROUND, **metadata: Any) -> str:
+        """One ``memory`` tool call on the built-in store, as the agent loop intercepts it:
+        written as ``origin`` in this session (see :meth:`writing`), then mirrored to the
+        external provider with upstream's metadata (``task_id``, ``tool_call_id``, ...)
+        when it committed. Returns the tool's JSON string."""
+        from ..memory.tool import memory_tool
+
+        builtin = self.get_provider(BUILTIN_PROVIDER_NAME)
+        store = getattr(builtin, "store", None)
+        args = args if isinstance(args, dict) else {}
+        with self.writing(origin):
+            text = memory_tool(
+                action=args.get("action"), target=args.get("target", "memory"),
+                content=args.get("content"), old_text=args.get("old_text"),
+                operations=args.get("operations"), store=store,
+            )  # fmt: skip
+        try:
+            result = json.loads(text)
+        except ValueError:
+            return text
+        self.notify_memory_tool_write(
+            result, args, build_metadata=lambda: self.memory_write_metadata(origin, **metadata)
+        )
+        return text
 
     def on_delegation(
         self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import llm
+from ..history.recording import BACKGROUND_REVIEW, writing_as
 from ..home import HermesHome, HomeError
 from ..memory.entries import FILE_NAMES
 from ..memory.render import render_block, sanitise_entry
@@ -228,17 +229,19 @@ def run_review(
         except (OSError, PendingError, HomeError) as exc:
             return fail(f"The proposals could not be queued ({exc}); nothing was changed.", "io")
         say(f"queued {len(held)} change(s) for approval (write_approval is on)")
-    for proposal in result.proposals:
-        if proposal.id in result.queued:
-            continue
-        outcome = apply_proposal(home, proposal)
-        result.applied.append({
-            "id": proposal.id,
-            "summary": proposal.summary,
-            "success": bool(outcome.get("success")),
-            "message": str(outcome.get("message") or outcome.get("error") or ""),
-            **({"stale": True} if outcome.get("stale") else {}),
-        })  # fmt: skip
+    # everything this run writes is the background review's, for the reviewed session
+    with writing_as(BACKGROUND_REVIEW, session=result.session_id):
+        for proposal in result.proposals:
+            if proposal.id in result.queued:
+                continue
+            outcome = apply_proposal(home, proposal)
+            result.applied.append({
+                "id": proposal.id,
+                "summary": proposal.summary,
+                "success": bool(outcome.get("success")),
+                "message": str(outcome.get("message") or outcome.get("error") or ""),
+                **({"stale": True} if outcome.get("stale") else {}),
+            })  # fmt: skip
     say(f"applied {sum(a['success'] for a in result.applied)} of {len(result.applied)} change(s)")
     return result
 

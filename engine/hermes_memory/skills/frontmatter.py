@@ -77,8 +77,21 @@ def load_frontmatter_checked(yaml_text: str) -> tuple[dict[str, Any], str | None
     """``(mapping, problem)``: ``problem`` says why YAML over a safety limit (alias
     expansion, depth, size; see :mod:`hermes_memory.safe_load`) was read with the naive
     fallback instead; None otherwise."""
+    mapping, problem, _fault = load_frontmatter_diagnosed(yaml_text)
+    return mapping, problem
+
+
+#: ``load_frontmatter_diagnosed``'s fault for YAML that loads but is not a mapping.
+NOT_A_MAPPING = "not a mapping"
+
+
+def load_frontmatter_diagnosed(yaml_text: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """``(mapping, problem, fault)``: ``problem`` as :func:`load_frontmatter_checked`;
+    ``fault`` says why the text was not read as a YAML mapping: the loader's error (one
+    line, the naive fallback was read instead) or :data:`NOT_A_MAPPING`; None when it was.
+    Skill health reports the fault, so it never parses a frontmatter a second time."""
     try:
-        return _simple_mapping(yaml_text), None
+        return _simple_mapping(yaml_text), None, None
     except _NotSimple:
         pass
     from ..safe_load import FRONTMATTER_LIMITS, UnsafeDocument, load_yaml  # imports PyYAML
@@ -86,10 +99,16 @@ def load_frontmatter_checked(yaml_text: str) -> tuple[dict[str, Any], str | None
     try:
         parsed = load_yaml(yaml_text, FRONTMATTER_LIMITS, "its frontmatter", loader=_yaml_loader())
     except UnsafeDocument as exc:
-        return naive_key_values(yaml_text), str(exc)
-    except Exception:  # the agent falls back on any error, not only YAMLError
-        return naive_key_values(yaml_text), None
-    return (parsed if isinstance(parsed, dict) else {}), None
+        return naive_key_values(yaml_text), str(exc), _one_line(exc)
+    except Exception as exc:  # the agent falls back on any error, not only YAMLError
+        return naive_key_values(yaml_text), None, _one_line(exc)
+    if isinstance(parsed, dict):
+        return parsed, None, None
+    return {}, None, NOT_A_MAPPING
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200] or exc.__class__.__name__
 
 
 def naive_key_values(yaml_text: str) -> dict[str, str]:

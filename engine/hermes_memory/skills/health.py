@@ -1,7 +1,8 @@
 """Skill health: what is wrong with each skill of a home, and what to do about it.
 
 Everything comes from one :class:`~.index.SkillIndex` scan and one ``.usage.json`` read;
-nothing here parses a SKILL.md its own way. A finding has a stable ``code``, a
+nothing here reads or parses a SKILL.md: the index records what its one parse found
+wrong (``Skill.frontmatter_check``). A finding has a stable ``code``, a
 ``severity`` (``error``: the agent mis-reads the skill; ``warning``: it works but
 misleads; ``info``: worth a look) and a ``fix`` hint.
 
@@ -30,14 +31,15 @@ stale                  info      a skill of this profile, unpinned, last used or
                                  skills stale after 30 days without activity)
 =====================  ========  ==========================================================
 
-The per-skill part of the checks (everything but sizes, related names and dates, which
-depend on the rest of the home or on the clock) is kept per :class:`~.index.Skill`
-object, which the index reuses while the file is unchanged, so the graph can badge its
-nodes on every rebuild for little more than a dictionary look-up per skill.
+The graph badges its nodes with the codes alone, kept per skill between rebuilds while
+the :class:`~.index.Skill` object (which the index reuses while the file is unchanged),
+its usage record, the day and the rest of the home are unchanged, so a rebuild costs
+little more than a dictionary look-up per skill.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 import time
@@ -46,11 +48,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..home import HermesHome
-from ..safe_load import FRONTMATTER_LIMITS, UnsafeDocument, load_yaml
-from .frontmatter import _read_simple_mapping
-from .index import Skill, SkillIndex, SkillReadError, SkillScan, read_head
+from .frontmatter import NOT_A_MAPPING
+from .index import MISSING_FENCE, UNCLOSED_FENCE, Skill, SkillIndex, SkillScan
 from .roots import PROFILE
-from .usage import UsageSnapshot, count_value, read_usage, to_epoch
+from .usage import _EPOCH_CACHE, UsageSnapshot, count_value, read_usage, to_epoch
 from .validation import MAX_SKILL_CHARS
 
 ERROR, WARNING, INFO = "error", "warning", "info"
@@ -82,57 +83,47 @@ class Finding:
 
 # --- checks on one skill alone ------------------------------------------------------------
 def _frontmatter_findings(skill: Skill) -> list[tuple[str, str, str, str]]:
-    """``(code, severity, message, fix)`` for the frontmatter and its name/description."""
-    text = skill.frontmatter_text
-    if text is None:
-        try:
-            head, _ = read_head(str(skill.skill_md))
-        except (OSError, SkillReadError):
-            head = ""
-        if head.lstrip("\ufeff").startswith("---"):
+    """``(code, severity, message, fix)`` for the frontmatter and its name/description,
+    from what the index recorded when it parsed the file (nothing is read again)."""
+    check = skill.frontmatter_check
+    found = []
+    if check is None:
+        declared: str | None = skill.name
+    else:
+        if check.fence == UNCLOSED_FENCE:
             return [(
                 "frontmatter-unclosed", ERROR,
                 "The frontmatter has no closing '---' line (in the first 4,000 characters, all the "
                 "agent's index reads), so the agent reads it as body text.",
                 "Add a line with only '---' after the last frontmatter field.",
             )]
-        return [(
-            "frontmatter-missing", ERROR, "SKILL.md has no '---' frontmatter.",
-            "Start the file with '---', 'name: ...', 'description: ...', '---'.",
-        )]
-    found = []
-    mapping = _read_simple_mapping(text)
-    if mapping is None:
-        import yaml  # already loaded by load_yaml; only its error type is needed here
-
-        try:
-            mapping = load_yaml(text, FRONTMATTER_LIMITS, "its frontmatter")  # bounded: no YAML bombs
-        except (yaml.YAMLError, UnsafeDocument) as exc:
-            problem = " ".join(str(exc).split())[:200]
+        if check.fence == MISSING_FENCE:
+            return [(
+                "frontmatter-missing", ERROR, "SKILL.md has no '---' frontmatter.",
+                "Start the file with '---', 'name: ...', 'description: ...', '---'.",
+            )]
+        if check.fault == NOT_A_MAPPING:
+            found.append((
+                "frontmatter-invalid", ERROR, "The frontmatter is not a mapping of key: value lines.",
+                "Write the frontmatter as 'key: value' lines.",
+            ))
+        elif check.fault is not None:
             found.append((
                 "frontmatter-invalid", ERROR,
-                f"The frontmatter is not valid YAML ({problem}); the agent falls back on "
+                f"The frontmatter is not valid YAML ({check.fault}); the agent falls back on "
                 "splitting lines at colons.",
                 "Quote values that contain ': ' or start with a special character.",
             ))
-            mapping = skill.frontmatter  # what the agent reads after its fallback
-        else:
-            if not isinstance(mapping, dict):
-                found.append((
-                    "frontmatter-invalid", ERROR, "The frontmatter is not a mapping of key: value lines.",
-                    "Write the frontmatter as 'key: value' lines.",
-                ))
-                mapping = {}
-    name = mapping.get("name")
-    if name is None or not str(name).strip():
+        declared = check.declared_name
+    if declared is None:
         found.append((
             "name-missing", WARNING, f"No 'name' in the frontmatter; the folder name '{skill.dir_name}' is used.",
             f"Add 'name: {skill.dir_name}' to the frontmatter.",
         ))
-    elif str(name).strip() != skill.dir_name:
+    elif declared != skill.dir_name:
         found.append((
             "name-mismatch", WARNING,
-            f"The name '{str(name).strip()}' differs from its folder '{skill.dir_name}'.",
+            f"The name '{declared}' differs from its folder '{skill.dir_name}'.",
             "Rename the folder or change 'name' so the two agree.",
         ))
     if not skill.description:
@@ -140,22 +131,6 @@ def _frontmatter_findings(skill: Skill) -> list[tuple[str, str, str, str]]:
             "description-missing", WARNING, "No 'description': the agent's skill index shows nothing for it.",
             "Add a one-line 'description:' saying when to use the skill.",
         ))
-    return found
-
-
-# Skill objects are reused by the index while their file is unchanged; keep the skill in
-# the value so its id cannot be reused by another object while the entry lives.
-_STATIC: dict[int, tuple[Skill, list[tuple[str, str, str, str]]]] = {}
-
-
-def _static_findings(skill: Skill) -> list[tuple[str, str, str, str]]:
-    cached = _STATIC.get(id(skill))
-    if cached is not None and cached[0] is skill:
-        return cached[1]
-    found = _frontmatter_findings(skill)
-    if len(_STATIC) >= 50_000:
-        _STATIC.clear()
-    _STATIC[id(skill)] = (skill, found)
     return found
 
 
@@ -185,28 +160,50 @@ def _size_finding(skill: Skill, threshold: float | None) -> tuple[str, str, str,
     return None
 
 
-def _usage_finding(skill: Skill, record: dict[str, Any], now: float) -> tuple[str, str, str, str] | None:
-    if skill.source != PROFILE or record.get("pinned") or record.get("state") == "archived":
+_ACTIVITY_KEYS = ("last_used_at", "last_viewed_at", "last_activity_at")
+
+
+def _usage_state(skill: Skill, record: dict[str, Any], now: float) -> tuple[str, int] | None:
+    """``("never-used", created)`` or ``("stale", last activity)`` in epoch seconds, or
+    None. Written for speed (a graph build asks it of every skill): the usual
+    timestamps are looked up in :func:`to_epoch`'s cache inline."""
+    get = record.get
+    if get("pinned") or get("state") == "archived":
         return None
+    last = None
+    for key in _ACTIVITY_KEYS:
+        value = get(key)
+        if value is not None:
+            epoch = _EPOCH_CACHE[value] if value.__class__ is str and value in _EPOCH_CACHE else to_epoch(value)
+            if epoch and (last is None or epoch > last):
+                last = epoch
     cutoff = now - STALE_DAYS * _DAY
-    last = max(
-        (t for t in (to_epoch(record.get(k)) for k in ("last_used_at", "last_viewed_at", "last_activity_at")) if t),
-        default=None,
-    )
-    if count_value(record.get("use_count")) == 0 and last is None:
-        created = to_epoch(record.get("created_at")) or skill.mtime
-        if created and created < cutoff:
-            return (
-                "never-used", INFO, f"Never used since it was made {int((now - created) // _DAY)} days ago.",
-                "Archive it if it is not needed, or make its description say when to use it.",
-            )
+    if last is not None:
+        return ("stale", last) if last < cutoff else None
+    use_count = get("use_count")
+    if (use_count if use_count.__class__ is int else count_value(use_count)) != 0:
         return None
-    if last is not None and last < cutoff:
+    created = to_epoch(get("created_at")) or skill.mtime
+    return ("never-used", created) if created and created < cutoff else None
+
+
+def _usage_finding(skill: Skill, record: dict[str, Any], now: float) -> tuple[str, str, str, str] | None:
+    if skill.source != PROFILE:
+        return None
+    state = _usage_state(skill, record, now)
+    if state is None:
+        return None
+    code, when = state
+    days = int((now - when) // _DAY)
+    if code == "never-used":
         return (
-            "stale", INFO, f"Last used {int((now - last) // _DAY)} days ago (over {STALE_DAYS}).",
-            "Archive it if it is no longer needed, or pin it to keep it.",
+            "never-used", INFO, f"Never used since it was made {days} days ago.",
+            "Archive it if it is not needed, or make its description say when to use it.",
         )
-    return None
+    return (
+        "stale", INFO, f"Last used {days} days ago (over {STALE_DAYS}).",
+        "Archive it if it is no longer needed, or pin it to keep it.",
+    )
 
 
 def skill_findings(
@@ -225,7 +222,7 @@ def skill_findings(
     archived = set(archived)
     result: dict[str, list[Finding]] = {}
     for skill in scan.skills if only is None else only:
-        raw = list(_static_findings(skill))
+        raw = list(_frontmatter_findings(skill))
         missing = [name for name in skill.related if name not in known]
         if missing:
             gone = ", ".join(f"'{name}'" + (" (archived)" if name in archived else "") for name in missing)
@@ -256,6 +253,7 @@ class _NodeCodes:
         self.names: frozenset[str] = frozenset()
         self.names_version = 0
         self.codes: dict[str, tuple[Skill, dict[str, Any], tuple, list[str]]] = {}
+        self.inputs: tuple = ()
 
     def annotate(self, payloads: list[dict[str, Any]], scan: SkillScan, usage: UsageSnapshot, now: float) -> None:
         names = frozenset(scan.by_name).union(skill.name for skill in scan.duplicates)
@@ -263,10 +261,17 @@ class _NodeCodes:
             self.names, self.names_version = names, self.names_version + 1
         threshold = outlier_threshold(skill.size for skill in scan.skills)
         inputs = (int(now // _DAY), threshold, self.names_version)
+        # The graph hands back the same payload dict for a skill whose file and usage
+        # record are unchanged (and a new one otherwise): while the rest of the home is
+        # unchanged too, a payload already badged keeps its codes.
+        badged_still_valid = inputs == self.inputs
+        self.inputs = inputs
         by_name = scan.by_name
         records = usage.records
         cache = self.codes
         for payload in payloads:
+            if badged_still_valid and "healthCodes" in payload:
+                continue
             skill = by_name.get(payload["id"])
             if skill is None:
                 codes: list[str] = []
@@ -287,12 +292,27 @@ class _NodeCodes:
     @staticmethod
     def _codes(skill: Skill, record: dict[str, Any], threshold: float | None, names: frozenset[str],
                now: float) -> list[str]:  # fmt: skip
-        codes = [item[0] for item in _static_findings(skill)]
-        if any(name not in names for name in skill.related):
+        # the same rules as skill_findings, without building the messages
+        name, directory = skill.name, skill.directory
+        if (
+            skill.frontmatter_check is None
+            and skill.description
+            and directory.endswith(name)  # name == skill.dir_name, without a basename() call
+            and directory[-len(name) - 1] == os.sep
+            and os.sep not in name
+        ):
+            codes = []  # the usual case
+        else:
+            codes = [item[0] for item in _frontmatter_findings(skill)]
+        if skill.related and not names.issuperset(skill.related):
             codes.append("related-unknown")
-        for extra in (_size_finding(skill, threshold), _usage_finding(skill, record, now)):
-            if extra is not None:
-                codes.append(extra[0])
+        size = skill.size
+        if size > OVERSIZED_CAP or (threshold is not None and size > threshold):
+            codes.append(_size_finding(skill, threshold)[0])  # type: ignore[index]
+        if skill.source == PROFILE:
+            state = _usage_state(skill, record, now)
+            if state is not None:
+                codes.append(state[0])
         return codes
 
 

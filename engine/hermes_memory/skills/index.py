@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..home import HermesHome
-from .frontmatter import frontmatter_text, load_frontmatter_checked, load_frontmatter_mapping
+from .frontmatter import frontmatter_text, load_frontmatter_diagnosed, load_frontmatter_mapping
 from .roots import (
     BASE,
     EXCLUDED_DIRS,
@@ -91,6 +91,8 @@ class Skill:
     frontmatter_text: str | None = field(repr=False)  # the YAML between the fences
     mtime_ns: int = 0
     size: int = 0
+    # what was wrong with the frontmatter when it was parsed (None: nothing), for health
+    frontmatter_check: FrontmatterCheck | None = field(default=None, repr=False)
 
     @property
     def frontmatter(self) -> dict[str, Any]:
@@ -133,6 +135,22 @@ class Skill:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class FrontmatterCheck:
+    """What parsing a SKILL.md head found wrong with its frontmatter, kept so that skill
+    health never reads or parses the file again. A skill whose frontmatter is a closed
+    YAML mapping with a ``name`` has none (``Skill.frontmatter_check`` is None)."""
+
+    fence: str | None = None  # MISSING_FENCE or UNCLOSED_FENCE: no closed frontmatter
+    fault: str | None = None  # why the YAML did not load as a mapping (frontmatter.NOT_A_MAPPING, ...)
+    declared_name: str | None = None  # the frontmatter's ``name`` as text; None if missing or blank
+
+
+MISSING_FENCE, UNCLOSED_FENCE = "missing", "unclosed"
+_NO_FRONTMATTER = FrontmatterCheck(fence=MISSING_FENCE)
+_UNCLOSED_FRONTMATTER = FrontmatterCheck(fence=UNCLOSED_FENCE)
+
+
 @dataclass
 class SkillScan:
     """The result of one scan."""
@@ -169,6 +187,7 @@ class _Parsed:
     related: tuple[str, ...]
     frontmatter_text: str | None
     problem: str | None = None  # frontmatter over a safety limit, read naively
+    check: FrontmatterCheck | None = None
 
 
 def read_head(path: str, *, follow_links: bool = True) -> tuple[str, os.stat_result]:
@@ -238,14 +257,24 @@ _EMPTY: dict[str, Any] = {}
 
 def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
     yaml_text = frontmatter_text(text)
-    problem = None
+    problem = fault = None
     if yaml_text is None:
         frontmatter = _EMPTY
     else:
-        frontmatter, problem = load_frontmatter_checked(yaml_text)
+        frontmatter, problem, fault = load_frontmatter_diagnosed(yaml_text)
     get = frontmatter.get
     hermes = _hermes_meta(frontmatter)
-    name = _text(get("name")) or dir_name.strip()
+    declared = get("name")
+    name = _text(declared)
+    check = None
+    if yaml_text is None:
+        check = _UNCLOSED_FRONTMATTER if text.lstrip("\ufeff").startswith("---") else _NO_FRONTMATTER
+    elif fault is not None or not name or declared.__class__ is not str:
+        # the rare case: keep what health reports (str() of a non-text name, as upstream shows it)
+        shown = None if declared is None else str(declared).strip() or None
+        if fault is not None or shown != name:
+            check = FrontmatterCheck(None, fault, shown)
+    name = name or dir_name.strip()
     category = _text(get("category")) or _text(hermes.get("category"))
     if not category:
         # <category>/<skill>/SKILL.md; a flat skill is "general" (upstream said "skills")
@@ -258,7 +287,7 @@ def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
         tags = get("tags")
     return _Parsed(
         name, category, _text(get("description")), _string_list(tags), _string_list(related),
-        yaml_text, problem,
+        yaml_text, problem, check,
     )
 
 
@@ -698,7 +727,7 @@ class SkillIndex:
         skill = Skill(  # positional: ten thousand of these are made in a cold scan
             name, source, provenance, root, directory, "/".join(rel_parts), parsed.category,
             parsed.description, parsed.tags, parsed.related, parsed.frontmatter_text,
-            entry.mtime_ns, entry.size,
+            entry.mtime_ns, entry.size, parsed.check,
         )
         entry.skill = skill
         return skill

@@ -174,18 +174,25 @@ class UsageSnapshot:
 def _decode(home: HermesHome, raw: bytes, *, for_writing: bool = False) -> dict[str, Any]:
     """The parsed file, bounded (its depth checked only when the text is not plainly a
     mapping of flat records: walking 10,000 records would cost more than parsing them)."""
+    return _decode_checked(home, raw, for_writing=for_writing)[0]
+
+
+def _decode_checked(home: HermesHome, raw: bytes, *, for_writing: bool = False) -> tuple[dict[str, Any], bool]:
+    """``(_decode(...), whether it is plainly fine)``: the check is a walk over every
+    record, so a reader that needs its answer too should not walk twice."""
     path = home.skills_usage_file
     try:
         if not raw.strip():
-            return {}
+            return {}, True
         data = load_json(raw, USAGE_LIMITS, str(path), overlong_numbers=not for_writing, check=False)
         if not isinstance(data, dict):
             raise UsageError(f"{path} does not hold a JSON object; fix or move it aside.")
-        if not _plainly_fine(data):
+        plain = _plainly_fine(data)
+        if not plain:
             check_structure(data, USAGE_LIMITS, str(path))
     except UnsafeDocument as exc:
         raise UsageError(f"{exc} Fix or move it aside; nothing was changed.") from None
-    return data
+    return data, plain
 
 
 def _read_raw(path: Any) -> bytes:
@@ -222,11 +229,11 @@ def _read_usage(home: HermesHome) -> UsageSnapshot:
     except OSError as exc:
         return UsageSnapshot(exists=True, error=f"Could not read {home.skills_usage_file}: {exc.strerror}")
     try:
-        data = _decode(home, raw)
+        data, plain = _decode_checked(home, raw)
     except UsageError as exc:
         return UsageSnapshot(exists=True, error=str(exc))
     records = {str(key): value for key, value in data.items() if isinstance(value, dict)}
-    if _plainly_fine(data):
+    if plain:
         return UsageSnapshot(records=records, exists=True)
     problems: list[str] = []
     records = {name: _usable(name, record, problems) for name, record in records.items()}

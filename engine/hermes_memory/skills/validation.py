@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-import yaml
-
 from ..safe_load import FRONTMATTER_LIMITS, UnsafeDocument, load_yaml
 from .frontmatter import split_frontmatter
 
@@ -53,6 +51,8 @@ def skill_md_error(content: str, *, allow_name: str | None = None) -> str | None
     yaml_text, body = split_frontmatter(content.lstrip("\ufeff"))
     if yaml_text is None:
         return "SKILL.md frontmatter is not closed. Add a closing '---' line."
+    import yaml  # on first use: skill health imports this module for its limits only
+
     try:
         parsed = load_yaml(yaml_text, FRONTMATTER_LIMITS, "The frontmatter", loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:

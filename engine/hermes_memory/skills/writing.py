@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fileio import LockTimeout, atomic_write_text
+from ..history.recording import record_skill_change
 from ..home import HermesHome
 from .index import SkillIndex
 from .lifecycle import SkillOutcome, clear_skills_prompt_cache, find_skill
@@ -148,6 +149,7 @@ def create_skill(home: HermesHome, name: str, content: str, category: str | None
         return SkillOutcome(False, f"Could not create skill '{name}': {exc}", name)
     clear_skills_prompt_cache(home)
     warning = mark_usage(home, name, created=True)
+    record_skill_change(home, name, "create", directory)  # who made it (the writer's origin)
     return SkillOutcome(True, _with_warning(f"Created skill '{name}' in {directory}.", warning),
                         name, str(directory))  # fmt: skip
 
@@ -189,6 +191,7 @@ def write_support_file(home: HermesHome, name: str, file_path: str, content: str
         return SkillOutcome(False, f"Could not write {file_path} in '{name}': {exc}", name)
     clear_skills_prompt_cache(home)
     warning = mark_usage(home, name, created=False)
+    record_skill_change(home, name, "write_file", skill.path)
     verb = "Wrote" if before is None else "Updated"
     return SkillOutcome(True, _with_warning(f"{verb} {file_path} in '{name}'.", warning), name, str(path))
 
@@ -197,7 +200,7 @@ def remove_support_file(home: HermesHome, name: str, file_path: str, *,
                         expected: Any = ANY) -> SkillOutcome:  # fmt: skip
     """Remove one support file of a skill (SKILL.md itself is never removed here)."""
     try:
-        _skill, path = _support_target(home, name, file_path)
+        skill, path = _support_target(home, name, file_path)
         before = read_text_file(path)
         if before is None:
             raise SkillFileError(f"{file_path} is not in skill '{name}' (any more).")
@@ -210,5 +213,6 @@ def remove_support_file(home: HermesHome, name: str, file_path: str, *,
     except OSError as exc:
         return SkillOutcome(False, f"Could not remove {file_path} from '{name}': {exc}", name)
     clear_skills_prompt_cache(home)
+    record_skill_change(home, name, "remove_file", skill.path)
     warning = mark_usage(home, name, created=False)
     return SkillOutcome(True, _with_warning(f"Removed {file_path} from '{name}'.", warning), name)

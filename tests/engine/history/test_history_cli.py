@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
 import time
 
+import pytest
 from history_helpers import entries, events
 
 from hermes_memory.cli import main
@@ -83,3 +85,24 @@ def test_capture_import_state_provenance_lineage(home, store, capsys):
     fp = rows["Hand added"]["fingerprint"]
     code, out, _ = run(home, capsys, "history", "lineage", fp)
     assert code == 0 and "added    by hand" in out
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/London", "Asia/Kolkata", "Australia/Lord_Howe", "America/St_Johns"])
+def test_log_dates_are_local_time_across_clock_changes(zone, monkeypatch):
+    from hermes_memory.history import commands
+
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        commands._HOURS.clear()
+        rng = random.Random(zone)
+        # around every hour of two years (so every clock change), and anywhere at all
+        moments = [1.7e9 + 3600 * k + rng.uniform(-90, 90) for k in range(0, 17_520, 7)]
+        moments += [rng.uniform(0, 4e9) for _ in range(2000)]
+        for ts in moments:
+            assert commands._date(ts) == time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)), ts
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+        commands._HOURS.clear()
+        commands._DAYS.clear()

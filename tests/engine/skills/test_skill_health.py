@@ -175,3 +175,91 @@ def test_graph_badges_agree_with_the_check_and_follow_the_clock(home, hb):
     }
     annotate_nodes(payloads, scan, usage, now=time.time() + 5 * 86400)  # five days on
     assert next(p for p in payloads if p["id"] == "healthy-0")["healthCodes"] == ["stale"]
+
+
+def _count_skill_md_reads(monkeypatch) -> list[str]:
+    """Record every open of a SKILL.md (the index opens them with os.open)."""
+    import os
+
+    opened: list[str] = []
+    real_open = os.open
+
+    def counting_open(path, *args, **kwargs):
+        if str(path).endswith("SKILL.md"):
+            opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counting_open)
+    return opened
+
+
+def test_a_graph_build_reads_each_skill_md_once_even_with_broken_frontmatter(home, hb, monkeypatch):
+    _healthy(hb)
+    hb.skill("misc/unclosed", text="---\nname: unclosed\ndescription: x\nBody\n")
+    hb.skill("misc/bare", text="# Just a body\n\nNo frontmatter here.\n")
+    hb.skill("misc/invalid", text="---\nname: invalid\ndescription: [unclosed, list\n---\n# Body\n")
+    opened = _count_skill_md_reads(monkeypatch)
+    payload = build_learning_graph(home, include_all=True)
+    codes = {node["id"]: set(node["healthCodes"]) for node in payload["nodes"] if node["kind"] == "skill"}
+    assert codes["unclosed"] == {"frontmatter-unclosed"}
+    assert codes["bare"] == {"frontmatter-missing"}
+    assert "frontmatter-invalid" in codes["invalid"]
+    assert len(opened) == len(set(opened)) == 9, opened
+
+
+def test_check_skills_reports_the_yaml_error_the_index_met(home, hb, monkeypatch):
+    hb.skill("misc/invalid", text="---\nname: invalid\ndescription: [unclosed, list\n---\n# Body\n")
+    import yaml
+
+    calls = []
+    real_load = yaml.load
+    monkeypatch.setattr(yaml, "load", lambda *a, **k: calls.append(a) or real_load(*a, **k))
+    [finding] = [f for f in check_skills(home)["findings"] if f["code"] == "frontmatter-invalid"]
+    assert "not valid YAML (" in finding["message"] and "flow sequence" in finding["message"]
+    assert len(calls) == 1  # the index's parse only; health did not load the YAML again
+
+
+def test_a_name_that_is_not_text_is_shown_as_written(home, hb):
+    hb.skill("misc/listed", text="---\nname: [a, b]\ndescription: d\n---\n# Body\n")
+    hb.skill("misc/blank", text="---\nname: ''\ndescription: d\n---\n# Body\n")
+    hb.skill("misc/numbered", text="---\nname: 42\ndescription: d\n---\n# Body\n")
+    codes = _codes(home)
+    assert codes["listed"] == {"name-mismatch"}  # the agent shows str() of the list
+    assert codes["blank"] == {"name-missing"}
+    assert codes["42"] == {"name-mismatch"}
+    [listed] = [f for f in check_skills(home)["findings"] if f["skill"] == "listed"]
+    assert "'['a', 'b']'" in listed["message"]
+
+
+def test_graph_badges_follow_each_kind_of_change_on_hinted_rebuilds(home, hb):
+    import json
+
+    from hermes_memory.learning.graph import GraphBuilder
+
+    _healthy(hb, 5)
+    broken = hb.skill("misc/broken", text="---\nname: broken\n---\nBody\n")
+    hb.skill("tools/linker", related=["ghost"])
+    usage = {f"healthy-{n}": {"created_by": "agent", "use_count": 1, "last_used_at": _iso(1)} for n in range(5)}
+    usage["healthy-0"]["last_used_at"] = _iso(STALE_DAYS + 5)
+    usage.update(broken={"created_by": "agent", "use_count": 1, "last_used_at": _iso(1)},
+                 linker={"created_by": "agent", "use_count": 1, "last_used_at": _iso(1)})  # fmt: skip
+    hb.usage(usage)
+    builder = GraphBuilder(home)
+
+    def badges(changed=None):
+        nodes = builder.build(changed=changed)["nodes"]
+        return {n["id"]: n["healthCodes"] for n in nodes if n["kind"] == "skill" and n["healthCodes"]}
+
+    expected = {"broken": ["description-missing"], "linker": ["related-unknown"], "healthy-0": ["stale"]}
+    assert badges() == expected
+    time.sleep(0.01)
+    md = broken / "SKILL.md"
+    md.write_text("---\nname: broken\ndescription: fixed\n---\nBody\n", encoding="utf-8")
+    expected.pop("broken")
+    assert badges(changed=[md]) == expected  # the edited skill only; the others keep theirs
+    usage["healthy-0"]["pinned"] = True
+    home.skills_usage_file.write_text(json.dumps(usage), encoding="utf-8")
+    expected.pop("healthy-0")
+    assert badges(changed=[home.skills_usage_file]) == expected  # a usage change
+    hb.skill("misc/ghost")
+    assert badges() == {}  # a new name: the link resolves

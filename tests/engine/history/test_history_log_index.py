@@ -1,0 +1,153 @@
+"""The log's summary index: the same log as a full read of history, kept up to date by
+decoding only the lines appended since, rebuilt whenever it cannot be trusted."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from history_helpers import write_skill
+
+from hermes_memory.history import log_index, storage
+from hermes_memory.history.ledger import ledger_path
+from hermes_memory.history.recording import memory_event, record_skill_change, writing_as
+from hermes_memory.history.service import forget, log
+from hermes_memory.history.storage import HistoryStore
+from hermes_memory.history.timeline import Timeline
+
+
+def _reference(home) -> list[dict]:
+    """The log as a full read of every file gives it, newest first."""
+    timeline = Timeline(home)
+    return [timeline.summary(event) for event in reversed(timeline.events)]
+
+
+def _index(home):
+    return HistoryStore(home).dir / log_index.INDEX
+
+
+def _busy_home(home, store) -> None:
+    for n in range(20):
+        store.add("memory", f"Fact {n}: the deploy runs on weekdays")
+    store.replace("memory", "Fact 3:", "Fact 3: the deploy runs on Fridays")
+    store.remove("memory", "Fact 4:")
+    store.add("user", "Prefers British English")
+    directory = write_skill(home, "deploy-notes")
+    with writing_as("background_review", session="s-42"):
+        record_skill_change(home, "deploy-notes", "create", directory)
+    record_skill_change(home, "deploy-notes", "pin", directory)
+
+
+def test_the_log_matches_a_full_read_after_a_rebuild_and_after_appends(home, store):
+    _busy_home(home, store)
+    assert not _index(home).exists()  # a folder from before the index: read as before
+    assert log(home)["events"] == _reference(home)
+    assert _index(home).is_file()
+    # more writes: the index is extended, and still agrees with a full read
+    for n in range(20, 40):  # past a checkpoint, so deltas are replayed from the index
+        store.add("memory", f"Fact {n}: the nightly job")
+    store.remove("user", "British")
+    directory = write_skill(home, "deploy-notes", body="Changed.\n")
+    record_skill_change(home, "deploy-notes", "patch", directory)
+    result = log(home)
+    assert result["events"] == _reference(home)
+    assert result["total"] == len(_reference(home))
+    skill_log = log(home, kind="skill", skill="deploy-notes")["events"]
+    assert [e["action"] for e in skill_log] == ["patch", "pin", "create"]
+    assert skill_log[0]["text_changed"] and not skill_log[1]["text_changed"]
+    assert skill_log[2]["origin_label"] == "background review" and skill_log[2]["session"] == "s-42"
+    assert [e["kind"] for e in log(home, kind="user")["events"]] == ["user", "user"]
+    cut = result["events"][5]["ts"]
+    assert log(home, since=cut)["events"] == [e for e in _reference(home) if e["ts"] >= cut]
+    assert log(home, limit=3)["events"] == _reference(home)[:3]
+
+
+def test_a_log_after_one_write_decodes_only_the_new_lines(home, store, monkeypatch):
+    _busy_home(home, store)
+    log(home)
+    decoded: list[int] = []
+    real_parse = storage.parse_log
+    monkeypatch.setattr(log_index, "parse_log", lambda data, *a, **k: decoded.append(len(data)) or real_parse(data, *a, **k))
+    before = HistoryStore(home).events_path.stat().st_size
+    store.add("memory", "One more fact")
+    appended = HistoryStore(home).events_path.stat().st_size - before
+    assert log(home)["events"] == _reference(home)
+    assert decoded == [appended]
+    decoded.clear()
+    log(home)
+    assert decoded == []  # nothing new: the index alone
+
+
+def test_forget_rewrites_are_noticed_and_the_index_goes_with_the_history(home, store):
+    _busy_home(home, store)
+    log(home)
+    cut = time.time() + 1
+    time.sleep(0.01)
+    forget(home, before=cut)  # everything before now goes
+    assert not _index(home).exists()  # it held the summaries of what was forgotten
+    store.add("memory", "After the purge")
+    assert log(home)["events"] == _reference(home)
+    assert len(log(home)["events"]) >= 1
+    forget(home)
+    assert not _index(home).exists()
+    assert log(home)["events"] == []
+
+
+def test_imports_and_ledger_changes_rebuild_the_index(home, store):
+    _busy_home(home, store)
+    log(home)
+    history = HistoryStore(home)
+    blobs: dict[str, str] = {}
+    old = memory_event("memory", ["An imported fact"], None, origin="foreground", action="import",
+                       ts=1_000_000.0, blobs=blobs, session="s-old")  # fmt: skip
+    with history.locked():
+        history.append([old], blobs, imported=True)
+    result = log(home)
+    assert result["events"] == _reference(home)
+    assert result["events"][-1]["session"] == "s-old"
+    ledger_path(home).parent.mkdir(parents=True, exist_ok=True)
+    line = {"id": 1, "ts": "2025-01-01T10:00:00+00:00", "skill": "deploy-notes", "action": "patch",
+            "actor": "curator", "evidence": {"session_id": "s-curator"}}  # fmt: skip
+    ledger_path(home).write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = log(home)
+    assert result["events"] == _reference(home)
+    assert any(e["session"] == "s-curator" for e in result["events"])
+
+
+def test_an_event_older_than_the_newest_summary_rebuilds_in_order(home, store):
+    _busy_home(home, store)
+    log(home)
+    history = HistoryStore(home)
+    blobs: dict[str, str] = {}
+    late = memory_event("user", ["Late capture"], None, origin="hand", action="capture", ts=1_000.0, blobs=blobs)
+    with history.locked():
+        history.append([late], blobs)
+    events = log(home)["events"]
+    assert events == _reference(home)
+    assert events[-1]["id"] == late["id"]
+
+
+def test_a_damaged_or_hostile_index_is_rebuilt(home, store):
+    _busy_home(home, store)
+    expected = log(home)["events"]
+    path = _index(home)
+    for damage in ("not json", json.dumps([1, 2]), json.dumps({"v": 1, "rows": "x"}),
+                   json.dumps({**json.loads(path.read_text()), "rows": [[1], "row", None]})):  # fmt: skip
+        log(home)
+        path.write_text(damage, encoding="utf-8")
+        assert log(home)["events"] == expected, damage
+    index = json.loads(path.read_text())
+    index["rows"][0][7] = {"id": "injected", "restores": "abc"}  # only the known extras are taken
+    path.write_text(json.dumps(index), encoding="utf-8")
+    oldest = log(home)["events"][-1]
+    assert oldest["id"] != "injected" and oldest["restores"] == "abc"
+
+
+def test_an_index_that_is_a_link_is_not_followed(home, store, tmp_path):
+    _busy_home(home, store)
+    outside = tmp_path / "outside.json"
+    outside.write_text("keep me", encoding="utf-8")
+    HistoryStore(home).dir.mkdir(parents=True, exist_ok=True)
+    _index(home).symlink_to(outside)
+    assert log(home)["events"] == _reference(home)
+    assert outside.read_text(encoding="utf-8") == "keep me"

@@ -12,7 +12,9 @@ tests share:
 * categories: a set to keep (``None`` keeps all);
 * pinned only; a date range on the learning time (inclusive; undated nodes are kept only
   without a range);
-* the playhead (``reveal_until``): nodes learned after it are not born yet.
+* the playhead (``reveal_until``): nodes learned after it are not born yet; with recorded
+  history (``replayed``: the node ids history knows at the playhead, and those of them
+  that existed then) those nodes follow history instead.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class FilterState:
     date_from: float | None = None  # epoch seconds, inclusive
     date_to: float | None = None  # epoch seconds, inclusive
     reveal_until: float | None = None  # the timeline playhead; None = everything
+    replayed: tuple[frozenset[str], frozenset[str]] | None = None  # (known, alive) at the playhead
 
     def with_(self, **changes: object) -> FilterState:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -89,7 +92,13 @@ def visible_mask(data: GraphData, state: FilterState) -> np.ndarray:
         mask &= inside
     if state.reveal_until is not None:
         times = data.times
-        mask &= np.isnan(times) | (np.nan_to_num(times, nan=0.0) <= state.reveal_until)
+        born = np.isnan(times) | (np.nan_to_num(times, nan=0.0) <= state.reveal_until)
+        if state.replayed is not None:
+            known, alive = state.replayed
+            in_history = np.fromiter((i in known for i in data.ids), dtype=bool, count=n)
+            existed = np.fromiter((i in alive for i in data.ids), dtype=bool, count=n)
+            born = np.where(in_history, existed, born)
+        mask &= born
     if state.query.strip():
         mask &= search_mask(data, state.query)
     return mask

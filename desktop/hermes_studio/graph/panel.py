@@ -40,7 +40,7 @@ from .pages import CanvasPages
 from .prompts import confirm_archive, confirm_delete
 from .sidebar import SidePanel
 from .style import category_colours
-from .timeline import TimelineScrubber
+from .timeline import HistoryReplay, TimelineScrubber, replayed_ids
 from .view import GraphView
 from .workers import GraphSnapshot, GraphWorker
 
@@ -84,6 +84,7 @@ class GraphPanel(QWidget):
         if start:
             self.worker.request(mode=self.mode, include_all=False, reason="open")
             self.refresh_archived()
+            self.replay.refresh_growth()
 
     # --- building the widgets -------------------------------------------------------------
     def _build(self) -> None:
@@ -114,7 +115,10 @@ class GraphPanel(QWidget):
         self.category_list, self.archived_list, self.restore_button = side.category_list, side.archived_list, side.restore_button
 
         self.scrubber = TimelineScrubber()
-        self.scrubber.sig_reveal.connect(lambda when: self.set_filters(reveal_until=when))
+        self.scrubber.sig_reveal.connect(self._scrubbed)
+        self.replay = HistoryReplay(self.workspace, self)  # the playhead replays recorded history
+        self.replay.sig_growth.connect(self.scrubber.set_history)
+        self.replay.sig_state.connect(self._replayed)
         self.warnings_frame = WarningsBar()
         self.warnings_label, self.warnings_detail = self.warnings_frame.label, self.warnings_frame.detail
         self.pages = CanvasPages(self.home.label, self.warnings_frame, self.view, self.scrubber)
@@ -225,6 +229,8 @@ class GraphPanel(QWidget):
         self.error = None
         if not same_data:
             self._fill_categories(data)
+            if self.replay.state is not None and self.state.replayed is not None:
+                self.state = self.state.with_(replayed=replayed_ids(data.nodes, self.replay.state))
             self.mask = visible_mask(data, self.state)
         self.pages.show_graph(empty=data.size == 0)
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
@@ -280,6 +286,17 @@ class GraphPanel(QWidget):
         self._update_count()
         if self.details.node_id() is not None and self.view.selected_id() is None:
             self.details.clear()
+
+    def _scrubbed(self, when: float | None) -> None:
+        self.set_filters(reveal_until=when, **({"replayed": None} if when is None else {}))
+        if self.scrubber.history:
+            self.replay.request(when)
+
+    def _replayed(self, when: float | None, state: dict[str, Any] | None) -> None:
+        if when is None or not state or not state.get("ok") or self.data is None:
+            self.set_filters(replayed=None)
+            return
+        self.set_filters(replayed=replayed_ids(self.data.nodes, state))
 
     def clear_filters(self) -> None:
         self.search.clear()

@@ -4,12 +4,24 @@ The track is a histogram of when skills (accent) and memory cards (complement) w
 learned; tick marks show where the disk's rings begin. Dragging snaps the playhead at
 once; Play sweeps from the first learning to now in about 15 seconds. ``sig_reveal``
 carries the playhead time, or None when it is at the end (everything shown).
+
+Once the home has recorded history (``history_growth``), the track is the versions
+recorded instead, and :class:`HistoryReplay` asks the engine (``history_replay``, on the
+reader thread) what existed at the playhead: a drag sends one request at a time and
+only the newest position waits, so a fast drag never queues work. The graph then shows
+the nodes that existed at that date (:func:`replayed_ids`), and other views (the Memory
+tab) show the stores as they were from the same answer.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
@@ -18,6 +30,11 @@ from .style import CanvasStyle, canvas_style
 
 SWEEP_SECONDS = 15.0
 TICK_MS = 40
+HISTORY_BINS = 72
+#: An answer that has not come back after this long is taken as lost (the next step goes).
+REPLY_TIMEOUT_S = 10.0
+#: Change kinds after which the recorded history may have grown.
+HISTORY_KINDS = {"memory", "user", "skills", "history"}
 
 
 class _Track(QWidget):
@@ -91,6 +108,7 @@ class TimelineScrubber(QWidget):
         super().__init__(parent)
         self.setObjectName("timelineScrubber")
         self.span: tuple[float, float] | None = None
+        self.history = False  # the track shows recorded versions (set_history)
         self.play_button = QToolButton()
         self.play_button.setText("▶")
         self.play_button.setToolTip("Replay how the graph grew (Space)")
@@ -115,6 +133,8 @@ class TimelineScrubber(QWidget):
         return self.track.fraction
 
     def set_data(self, skills: np.ndarray, memories: np.ndarray, span: tuple[float, float] | None, ticks: list[float]) -> None:
+        if self.history:
+            return  # the recorded versions are the better track
         self.span = span if span and span[1] > span[0] else None
         self.track.skills, self.track.memories = skills, memories
         if self.span:
@@ -123,6 +143,26 @@ class TimelineScrubber(QWidget):
         else:
             self.track.ticks = []
         self.setEnabled(self.span is not None)
+        self._show()
+
+    def set_history(self, points: list[dict[str, Any]], now: float | None = None) -> None:
+        """Show the versions recorded (``history_growth`` points) on the track: the playhead
+        then replays real history, from the first version to now."""
+        times = np.array([float(p["ts"]) for p in points], dtype=np.float64)
+        if len(times) == 0:
+            return
+        lo, hi = float(times.min()), max(float(times.max()), now if now is not None else time.time())
+        if hi <= lo:
+            hi = lo + 1.0
+        where = np.clip(((times - lo) / (hi - lo) * HISTORY_BINS).astype(np.int64), 0, HISTORY_BINS - 1)
+        skill = np.array([p.get("kind") == "skill" for p in points], dtype=bool)
+        skills = np.bincount(where[skill], minlength=HISTORY_BINS).astype(np.float64)
+        memories = np.bincount(where[~skill], minlength=HISTORY_BINS).astype(np.float64)
+        self.history = True
+        self.span = (lo, hi)
+        self.track.skills, self.track.memories, self.track.ticks = skills, memories, []
+        self.setEnabled(True)
+        self.setToolTip(f"{len(points):,} recorded versions: drag to see memory and skills as they were")
         self._show()
 
     def time_at(self, fraction: float) -> float | None:
@@ -168,3 +208,102 @@ class TimelineScrubber(QWidget):
         when = self.time_at(self.track.fraction)
         self.date_label.setText("now" if when is None else format_date(when))
         self.track.update()
+
+
+def replayed_ids(nodes: Iterable[dict[str, Any]], state: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """``(known, alive)`` node ids for a ``history_replay`` answer: ``known`` are the nodes
+    history can speak for at that date (a store with a version by then, a skill it
+    recorded), ``alive`` those of them that existed then. The rest fall back to their
+    learning time."""
+    fingerprints = {}
+    for target, source in (("memory", "memory"), ("user", "profile")):
+        store = state.get(target) or {}
+        if store.get("version"):
+            fingerprints[source] = {e["fingerprint"] for e in store.get("entries") or []}
+    skills = {s["name"]: s.get("state") not in ("missing", "archived") for s in state.get("skills") or []}
+    known, alive = set(), set()
+    for node in nodes:
+        node_id = str(node.get("id"))
+        if node.get("kind") == "memory":
+            parts = node_id.split(":")
+            seen = fingerprints.get(parts[1]) if len(parts) == 4 else None
+            if seen is not None:
+                known.add(node_id)
+                if parts[3] in seen:
+                    alive.add(node_id)
+        elif node_id in skills:
+            known.add(node_id)
+            if skills[node_id]:
+                alive.add(node_id)
+    return frozenset(known), frozenset(alive)
+
+
+class HistoryReplay(QObject):
+    """The state of the home at the playhead, asked of the engine one request at a time.
+
+    ``request(when)`` never queues: while an answer is on its way, only the newest position
+    waits and goes next. ``sig_state(when, answer)`` delivers each answer (``when`` None:
+    now, nothing replayed); ``sig_growth(points)`` the versions recorded, after
+    :meth:`refresh_growth`.
+    """
+
+    sig_state = Signal(object, object)  # (epoch seconds or None, history_replay answer or None)
+    sig_growth = Signal(object)  # list of history_growth points
+
+    def __init__(self, workspace, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.when: float | None = None  # the position shown (or asked for last)
+        self.state: dict[str, Any] | None = None
+        self.requests = 0  # engine calls made (a drag makes far fewer than moves)
+        self._waiting = False
+        self._next: tuple[float | None] | None = None
+        self._sent_at = 0.0
+        workspace.sig_changed.connect(self._on_change)
+
+    def _alive(self) -> bool:
+        return shiboken6.isValid(self)
+
+    def refresh_growth(self) -> None:
+        def done(result: dict) -> None:
+            if self._alive() and isinstance(result, dict) and result.get("ok"):
+                self.sig_growth.emit(list(result.get("points") or []))
+
+        self.workspace.call("history_growth", {}, done)
+
+    def request(self, when: float | None) -> None:
+        self.when = when
+        if when is None:  # now: nothing to replay
+            self._next = None
+            self.state = None
+            self.sig_state.emit(None, None)
+            return
+        if self._waiting and time.monotonic() - self._sent_at < REPLY_TIMEOUT_S:
+            self._next = (when,)
+            return
+        self._send(when)
+
+    def _send(self, when: float) -> None:
+        self._waiting = True
+        self._sent_at = time.monotonic()
+        self.requests += 1
+        self.workspace.call("history_replay", {"when": when}, lambda result: self._answered(when, result))
+
+    def _answered(self, when: float, result: dict) -> None:
+        if not self._alive():
+            return
+        self._waiting = False
+        following, self._next = self._next, None
+        if following is not None and following[0] is not None and following[0] != when:
+            self._send(following[0])  # a newer position is waiting: this answer is already old
+            return
+        if self.when is None:
+            return  # back at now meanwhile
+        self.state = result if isinstance(result, dict) else {"ok": False, "error": "no answer"}
+        self.sig_state.emit(when, self.state)
+
+    def _on_change(self, change) -> None:
+        if change.kind in HISTORY_KINDS and self._alive():
+            self.refresh_growth()
+            if self.when is not None:
+                self.request(self.when)

@@ -87,7 +87,9 @@ def step(home: HermesHome, from_id: str, to_id: str) -> dict[str, Any]:
         from ..api import set_entries
 
         result = set_entries(home, start["kind"], line.entries(start), line.entries(goal))
-        return {**result, "ok": bool(result.get("ok")), "error": result.get("message")}
+        if result.get("ok"):
+            return result
+        return {**result, "error": result.get("message") or "the store refused it"}
     now = service.diff(home, from_id, NOW)
     if not now.get("ok"):
         return now
@@ -116,6 +118,11 @@ def restore_undoable(home: HermesHome, version_id: str, entry: str | None = None
     before = _head(home, kind, skill)
     result = service.restore(home, version_id, entry)
     after = _head(home, kind, skill)
-    written = result.get("ok") and after is not None and after != before
-    undo = {"from_id": after, "to_id": result.get("previous")} if written and result.get("previous") else None
+    undo = None
+    if result.get("ok") and after is not None and after != before:
+        line = Timeline(home, lazy=True)
+        new = line.get(after)
+        parent = line.parent(new) if new else None
+        if parent is not None:
+            undo = {"from_id": after, "to_id": parent["id"]}
     return {**result, "undo": undo, "write": "skills" if kind == "skill" else kind}

@@ -288,15 +288,16 @@ class GraphPanel(QWidget):
             self.details.clear()
 
     def _scrubbed(self, when: float | None) -> None:
-        self.set_filters(reveal_until=when, **({"replayed": None} if when is None else {}))
         if self.scrubber.history:
-            self.replay.request(when)
+            self.replay.request(when)  # the graph follows once the engine answers: one redraw
+        else:
+            self.set_filters(reveal_until=when, replayed=None)
 
     def _replayed(self, when: float | None, state: dict[str, Any] | None) -> None:
         if when is None or not state or not state.get("ok") or self.data is None:
-            self.set_filters(replayed=None)
+            self.set_filters(reveal_until=when, replayed=None)
             return
-        self.set_filters(replayed=replayed_ids(self.data.nodes, state))
+        self.set_filters(reveal_until=when, replayed=replayed_ids(self.data.nodes, state))
 
     def clear_filters(self) -> None:
         self.search.clear()

@@ -37,7 +37,7 @@ def test_dragging_replays_the_graph_and_memory_and_restores_a_version(qtbot, his
     assert shown_memory_fingerprints(graph) == {fingerprint(e) for e in (seeded.FIRST[0], seeded.EDITED, seeded.ADDED)}
     track = scrubber.track
     y = track.height() // 2
-    then = times["first"] + 0.5 * (times["added"] - times["first"])  # two entries, before the third
+    then = (times["first"] + times["before_user"]) / 2  # two entries, before USER.md and the third
     target = x_at(scrubber, then)
     start = max(target - 40, 8)
     qtbot.mousePress(track, Qt.MouseButton.LeftButton, pos=QPoint(start, y))

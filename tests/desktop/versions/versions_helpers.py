@@ -32,6 +32,7 @@ def seed_history(home) -> dict[str, float]:
         assert store.add("memory", text)["success"]
     times["first"] = time.time()
     time.sleep(PAUSE)
+    times["before_user"] = time.time()
     assert store.add("user", "Name: Dana. Prefers short answers.")["success"]
     time.sleep(PAUSE)
     assert store.add("memory", ADDED)["success"]

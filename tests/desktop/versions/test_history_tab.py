@@ -170,3 +170,30 @@ def test_a_damaged_history_shows_a_clear_state_and_the_app_works(qtbot, history_
     assert window.graph.wait_ready(20000) and window.graph.error is None
     assert history_home.memory_file.read_bytes() == before
     window.close()
+
+
+def test_a_store_restore_while_the_agent_writes_keeps_every_agent_note(qtbot, window, history_home):
+    """Restoring a whole version drops what came after it, the agent's notes too; they are
+    in history, and the one Undo brings them back beside whatever the agent wrote since."""
+    panel = window.versions
+    qtbot.waitUntil(lambda: len(panel.items) == 4, timeout=5000)
+    two_entries = panel.items[2]["id"]
+    agent = seeded.run_agent(history_home, 6, 0.12)
+    qtbot.waitUntil(lambda: len(seeded.entries(history_home)) >= 4, timeout=5000)  # it has begun
+    # the list grows with the agent's versions (recorded as they land); find the row again
+    click_row(qtbot, panel, next(r for r, item in enumerate(panel.items) if item["id"] == two_entries))
+    assert panel.selected_items()[0]["entry_count"] == 2
+    with qtbot.waitSignal(panel.sig_restored, timeout=10000) as restored:
+        qtbot.mouseClick(panel.restore_button, Qt.MouseButton.LeftButton)
+    assert restored.args[0]["ok"], restored.args[0]
+    written = seeded.agent_lines(agent)
+    after_restore = seeded.entries(history_home)
+    assert after_restore[:2] == seeded.FIRST
+    later = after_restore[2:]  # what the agent wrote after the restore, in order
+    assert later == written[len(written) - len(later):]
+    assert history_home.memory_file.read_bytes() == seeded.expected_bytes(seeded.FIRST + later)
+
+    window.undo()
+    qtbot.waitUntil(lambda: seeded.EDITED in seeded.entries(history_home), timeout=10000)
+    final = seeded.entries(history_home)
+    assert sorted(final) == sorted([seeded.FIRST[0], seeded.EDITED, seeded.ADDED] + written)  # each once

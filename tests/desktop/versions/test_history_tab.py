@@ -20,10 +20,14 @@ def click_row(qtbot, panel, row: int, modifier=Qt.KeyboardModifier.NoModifier) -
 
 
 def choose_subject(qtbot, panel, text: str) -> None:
-    index = next(i for i in range(panel.subject_box.count()) if panel.subject_box.itemText(i).startswith(text))
-    panel.subject_box.setFocus()
-    panel.subject_box.setCurrentIndex(index)
-    panel.subject_box.activated.emit(index)  # what choosing it from the open list does
+    """Step through the "Versions of" box with the arrow keys until ``text`` is chosen."""
+    box = panel.subject_box
+    box.setFocus()
+    for _ in range(box.count()):
+        if box.currentText().startswith(text):
+            return
+        qtbot.keyClick(box, Qt.Key.Key_Down)
+    raise AssertionError(f"no subject {text!r} in {[box.itemText(i) for i in range(box.count())]}")
 
 
 def diff_text(panel) -> str:
@@ -55,9 +59,16 @@ def test_store_versions_diffs_and_keyboard(qtbot, window):
     assert seeded.ADDED in text and "5434" in text and seeded.FIRST[0] not in text  # only what differs
 
     click_row(qtbot, panel, 3)
-    panel.compare_box.setCurrentIndex(1)  # with now
+    panel.compare_box.setFocus()
+    qtbot.keyClick(panel.compare_box, Qt.Key.Key_Down)  # with now
     wait_diff(qtbot, panel, "to now")
     assert seeded.ADDED in diff_text(panel)
+
+    choose_subject(qtbot, panel, "USER.md")  # the other store, by keyboard
+    qtbot.waitUntil(lambda: panel.subject == ("store", "user") and len(panel.items) == 1, timeout=5000)
+    wait_diff(qtbot, panel, "No difference")  # still compared with now: USER.md is unchanged since
+    choose_subject(qtbot, panel, f"skill: {seeded.SKILL}")
+    qtbot.waitUntil(lambda: panel.subject == ("skill", seeded.SKILL) and len(panel.items) == 2, timeout=5000)
 
 
 def test_restore_a_store_version_then_undo_restores_the_bytes(qtbot, window, history_home):
@@ -73,7 +84,9 @@ def test_restore_a_store_version_then_undo_restores_the_bytes(qtbot, window, his
     assert "Undo" in panel.banner.text()
     assert window.history.stack.canUndo()
 
-    window.undo()  # Edit ▸ Undo: one step takes it back
+    assert window.undo_text().startswith("&Undo restore MEMORY.md to ")
+    panel.tree.setFocus()
+    qtbot.keyClick(panel.tree, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # Edit ▸ Undo
     qtbot.waitUntil(lambda: history_home.memory_file.read_bytes() == before, timeout=10000)
     qtbot.waitUntil(lambda: len(panel.items) == 6, timeout=5000)  # the restore and its undo are versions too
 

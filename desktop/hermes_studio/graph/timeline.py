@@ -6,7 +6,8 @@ once; Play sweeps from the first learning to now in about 15 seconds. ``sig_reve
 carries the playhead time, or None when it is at the end (everything shown).
 
 Once the home has recorded history (``history_growth``), the track is the versions
-recorded instead, and :class:`HistoryReplay` asks the engine (``history_replay``, on the
+recorded instead (its span also covers the learning times before the first version, where
+the graph keeps revealing nodes by when they were learned), and :class:`HistoryReplay` asks the engine (``history_replay``, on the
 reader thread) what existed at the playhead: a drag sends one request at a time and
 only the newest position waits, so a fast drag never queues work. The graph then shows
 the nodes that existed at that date (:func:`replayed_ids`), and other views (the Memory
@@ -108,7 +109,10 @@ class TimelineScrubber(QWidget):
         super().__init__(parent)
         self.setObjectName("timelineScrubber")
         self.span: tuple[float, float] | None = None
-        self.history = False  # the track shows recorded versions (set_history)
+        self.history = False  # the playhead replays recorded versions (set_history)
+        self._learned: tuple = (np.zeros(0), np.zeros(0), None, [])
+        self._versions: tuple = (np.zeros(0), np.zeros(0, dtype=bool))
+        self._now: float | None = None
         self.play_button = QToolButton()
         self.play_button.setText("▶")
         self.play_button.setToolTip("Replay how the graph grew (Space)")
@@ -133,36 +137,50 @@ class TimelineScrubber(QWidget):
         return self.track.fraction
 
     def set_data(self, skills: np.ndarray, memories: np.ndarray, span: tuple[float, float] | None, ticks: list[float]) -> None:
-        if self.history:
-            return  # the recorded versions are the better track
-        self.span = span if span and span[1] > span[0] else None
-        self.track.skills, self.track.memories = skills, memories
+        """The learning times of the graph's nodes (a histogram over ``span``) and the rings' starts."""
+        self._learned = (skills, memories, span if span and span[1] > span[0] else None, list(ticks))
+        self._lay_out()
+
+    def set_history(self, points: list[dict[str, Any]], now: float | None = None) -> None:
+        """The versions recorded (``history_growth`` points): the playhead then replays real
+        history from the first version to now; before it, the learning times still apply."""
+        if not points:
+            return
+        self.history = True
+        self._versions = (np.array([float(p["ts"]) for p in points], dtype=np.float64),
+                          np.array([p.get("kind") == "skill" for p in points], dtype=bool))  # fmt: skip
+        self._now = now
+        self.setToolTip(f"{len(points):,} recorded versions: drag to see memory and skills as they were")
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        skills, memories, learned_span, ticks = self._learned
+        if not self.history:
+            self.span = learned_span
+            self.track.skills, self.track.memories = skills, memories
+        else:
+            times, is_skill = self._versions
+            first = float(times.min())
+            lo = min(first, learned_span[0]) if learned_span else first
+            hi = max(float(times.max()), learned_span[1] if learned_span else first,
+                     self._now if self._now is not None else time.time())  # fmt: skip
+            hi = hi if hi > lo else lo + 1.0
+            where = np.clip(((times - lo) / (hi - lo) * HISTORY_BINS).astype(np.int64), 0, HISTORY_BINS - 1)
+            self.span = (lo, hi)
+            self.track.skills = np.bincount(where[is_skill], minlength=HISTORY_BINS).astype(np.float64)
+            self.track.memories = np.bincount(where[~is_skill], minlength=HISTORY_BINS).astype(np.float64)
+            if learned_span and len(skills):  # before the first version: what was learned when
+                centres = learned_span[0] + (np.arange(len(skills)) + 0.5) / len(skills) * (learned_span[1] - learned_span[0])
+                before = centres < first
+                bins = np.clip(((centres - lo) / (hi - lo) * HISTORY_BINS).astype(np.int64), 0, HISTORY_BINS - 1)
+                np.add.at(self.track.skills, bins[before], np.asarray(skills)[before])
+                np.add.at(self.track.memories, bins[before], np.asarray(memories)[before])
         if self.span:
             lo, hi = self.span
             self.track.ticks = [float(np.clip((t - lo) / (hi - lo), 0, 1)) for t in ticks if t == t]
         else:
             self.track.ticks = []
         self.setEnabled(self.span is not None)
-        self._show()
-
-    def set_history(self, points: list[dict[str, Any]], now: float | None = None) -> None:
-        """Show the versions recorded (``history_growth`` points) on the track: the playhead
-        then replays real history, from the first version to now."""
-        times = np.array([float(p["ts"]) for p in points], dtype=np.float64)
-        if len(times) == 0:
-            return
-        lo, hi = float(times.min()), max(float(times.max()), now if now is not None else time.time())
-        if hi <= lo:
-            hi = lo + 1.0
-        where = np.clip(((times - lo) / (hi - lo) * HISTORY_BINS).astype(np.int64), 0, HISTORY_BINS - 1)
-        skill = np.array([p.get("kind") == "skill" for p in points], dtype=bool)
-        skills = np.bincount(where[skill], minlength=HISTORY_BINS).astype(np.float64)
-        memories = np.bincount(where[~skill], minlength=HISTORY_BINS).astype(np.float64)
-        self.history = True
-        self.span = (lo, hi)
-        self.track.skills, self.track.memories, self.track.ticks = skills, memories, []
-        self.setEnabled(True)
-        self.setToolTip(f"{len(points):,} recorded versions: drag to see memory and skills as they were")
         self._show()
 
     def time_at(self, fraction: float) -> float | None:

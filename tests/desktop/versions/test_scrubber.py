@@ -87,3 +87,24 @@ def test_an_unreadable_history_at_the_playhead_says_so(qtbot, history_home, time
     assert not window.past.restore_buttons["memory"].isEnabled()
     assert window.graph.error is None  # the graph keeps working
     window.close()
+
+
+def test_the_track_spans_learning_before_history_began(qtbot):
+    import numpy as np
+
+    from hermes_studio.graph.timeline import TimelineScrubber
+
+    scrubber = TimelineScrubber()
+    qtbot.addWidget(scrubber)
+    learned = (np.array([2.0, 0.0, 1.0]), np.array([0.0, 3.0, 0.0]))
+    scrubber.set_data(*learned, (1000.0, 4000.0), [1000.0, 2500.0])
+    assert scrubber.span == (1000.0, 4000.0) and not scrubber.history
+    points = [{"ts": 3000.0, "kind": "memory"}, {"ts": 5000.0, "kind": "skill"}]
+    scrubber.set_history(points, now=6000.0)
+    assert scrubber.history and scrubber.span == (1000.0, 6000.0)
+    assert scrubber.time_at(0.0) == 1000.0  # before the first version: the learning times
+    assert scrubber.track.memories.sum() == 1 + 3  # one version, and the cards learned before it
+    assert scrubber.track.skills.sum() == 1 + 2  # one version, and the skills learned before it
+    assert scrubber.track.ticks == [0.0, 0.3]
+    scrubber.set_data(*learned, (1000.0, 4000.0), [])  # a rebuild keeps the history track
+    assert scrubber.history and scrubber.span == (1000.0, 6000.0)

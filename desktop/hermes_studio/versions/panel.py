@@ -44,6 +44,8 @@ from . import render, restoring
 #: Changes after which the list may be out of date.
 RELOAD_KINDS = {"memory", "user", "skills", "history"}
 RELOAD_MS = 150
+#: Versions listed at a time (newest first); "Show older versions" lists more.
+PAGE = 500
 COMPARE_BEFORE, COMPARE_NOW = 0, 1
 COLUMNS = ("When", "Change", "Origin", "Session")
 
@@ -79,6 +81,8 @@ class VersionsPanel(QWidget):
         self._serial = 0
         self._diff_serial = 0
         self._skills: list[str] = []
+        self.limit = PAGE
+        self.total = 0
 
         self.header = _label("historyHeader")
         self.banner = _label("historyBanner")
@@ -102,6 +106,10 @@ class VersionsPanel(QWidget):
         self.compare_box.setToolTip("Select two versions (Ctrl+click) to compare them with each other")
         self.restore_button = QPushButton("&Restore this version", self)
         self.restore_button.setToolTip("Bring this version back (Ctrl+Enter); Edit ▸ Undo takes it back")
+        self.more_button = QPushButton("Show older versions", self)
+        self.more_button.setObjectName("historyMore")
+        self.more_button.hide()
+        self.more_button.clicked.connect(self.show_more)
         self.diff_view = QTextBrowser(self)
         self.diff_view.setObjectName("historyDiff")
         self.diff_view.setOpenLinks(False)
@@ -120,8 +128,13 @@ class VersionsPanel(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addLayout(actions)
         right_layout.addWidget(self.diff_view, 1)
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.tree, 1)
+        left_layout.addWidget(self.more_button)
         self.splitter = QSplitter(self)
-        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(left)
         self.splitter.addWidget(right)
         self.splitter.setSizes([560, 560])
         layout = QVBoxLayout(self)
@@ -194,6 +207,7 @@ class VersionsPanel(QWidget):
         subject = self.subject_box.itemData(index)
         if subject and subject != self.subject:
             self.subject = subject
+            self.limit = PAGE
             self.reload()
 
     def show_store(self, target: str) -> None:
@@ -217,6 +231,7 @@ class VersionsPanel(QWidget):
 
     def _show_subject(self, subject: tuple) -> None:
         self.subject = subject
+        self.limit = PAGE
         self._fill_subjects(subject if subject[0] == "entry" else None)
         self.reload()
 
@@ -226,9 +241,9 @@ class VersionsPanel(QWidget):
         serial = self._serial
         kind = self.subject[0]
         if kind == "store":
-            method, params = "history_log", {"kind": self.subject[1]}
+            method, params = "history_log", {"kind": self.subject[1], "limit": self.limit}
         elif kind == "skill":
-            method, params = "history_log", {"kind": "skill", "skill": self.subject[1]}
+            method, params = "history_log", {"kind": "skill", "skill": self.subject[1], "limit": self.limit}
         else:
             method, params = "history_entry_lineage", {"fingerprint": self.subject[2]}
         self._call(method, params, lambda result: self._listed(serial, result))
@@ -263,18 +278,26 @@ class VersionsPanel(QWidget):
         else:
             self.lineage = None
             self.items = list(result.get("events") or [])
-            total = int(result.get("total", len(self.items)))
-            header = f"{total:,} recorded version{'s' * (total != 1)}." if total else (
+            total = self.total = int(result.get("total", len(self.items)))
+            shown = f" (the newest {len(self.items):,} listed)" if total > len(self.items) else ""
+            header = f"{total:,} recorded version{'s' * (total != 1)}{shown}." if total else (
                 "No versions recorded yet: history starts with the next change (or "
                 "'hermes-memory history import-sessions' backfills it from past sessions).")  # fmt: skip
             problems = result.get("problems") or []
             if problems:
                 header += f" {len(problems)} damaged line(s) of the history were skipped: {problems[0]}"
             self.header.setText(header)
+        self.more_button.setVisible(self.subject[0] != "entry" and self.error is None
+                                    and self.total > len(self.items))  # fmt: skip
         self._fill_tree(selected)
         self.sig_loaded.emit()
         if not self.items:
             self._show_diff()
+
+    def show_more(self) -> None:
+        """List the next page of older versions too."""
+        self.limit += PAGE
+        self.reload()
 
     def _entry_items(self, lineage: dict[str, Any]) -> list[dict[str, Any]]:
         items = []

@@ -210,3 +210,20 @@ def test_a_store_restore_while_the_agent_writes_keeps_every_agent_note(qtbot, wi
     qtbot.waitUntil(lambda: seeded.EDITED in seeded.entries(history_home), timeout=10000)
     final = seeded.entries(history_home)
     assert sorted(final) == sorted([seeded.FIRST[0], seeded.EDITED, seeded.ADDED] + written)  # each once
+
+
+def test_a_long_history_is_listed_a_page_at_a_time(qtbot, history_home, monkeypatch):
+    from hermes_studio.main_window import MainWindow
+    from hermes_studio.versions import panel as panel_module
+
+    monkeypatch.setattr(panel_module, "PAGE", 3)  # four versions of MEMORY.md: two pages
+    window = MainWindow(history_home, view="history")
+    qtbot.addWidget(window)
+    window.show()
+    panel = window.versions
+    qtbot.waitUntil(lambda: len(panel.items) == 3 and panel.more_button.isVisible(), timeout=10000)
+    assert "the newest 3 listed" in panel.header.text()
+    qtbot.mouseClick(panel.more_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(panel.items) == 4, timeout=5000)
+    assert not panel.more_button.isVisible() and panel.items[-1]["entry_count"] == 1
+    window.close()

@@ -51,6 +51,7 @@ def files(root: Path) -> dict[str, bytes]:
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.name.endswith(".lock")
+        and not p.relative_to(root).parts[0] == ".memory-studio"  # the app's own history of the home
     }
 
 

@@ -42,10 +42,11 @@ from .sessions import SessionsPanel
 from .settings import Settings
 from .theme import MODES, Mode, apply_theme, current_mode, theme_for
 from .undo import FaceCall, History
+from .versions import PastStores, VersionsPanel
 from .workspace import Workspace
 
 APP_NAME = "Hermes Memory Studio"
-VIEWS = ("graph", "memory", "inbox", "changes", "sessions")
+VIEWS = ("graph", "memory", "inbox", "changes", "history", "sessions")
 DEFAULT_SIZE = (1200, 800)
 #: Below this width the graph's filter panel folds away (View ▸ Side panels brings it back).
 NARROW_WIDTH = 1180
@@ -100,6 +101,9 @@ class MainWindow(QMainWindow):
         self.changes = ChangesPanel(self.workspace, self.settings, self.history, self)
         self.tabs.addTab(self.changes, "Changes")
         changes_wiring.connect(self)  # marks, pulses and ghost nodes on the graph
+        self.versions = VersionsPanel(self.workspace, self.history, self)
+        self.tabs.addTab(self.versions, "History")
+        self._wire_versions()
         self.sessions = SessionsPanel(self.workspace, self)
         self.tabs.addTab(self.sessions, "Sessions")
         self._wire_sessions()
@@ -152,6 +156,31 @@ class MainWindow(QMainWindow):
 
     def _show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)
+
+    # --- history: the tab, "History" on cards and nodes, the memory at the playhead ----
+    def _wire_versions(self) -> None:
+        from .memory.card import HISTORY_REQUESTS
+
+        HISTORY_REQUESTS.sig_entry.connect(self._card_history)
+        self.graph.details.sig_history.connect(self.show_node_history)
+        self.past = PastStores(self.workspace, self.history, self.memory)
+        self.past.attach(self.memory.tabs, self.memory)
+        self.graph.replay.sig_state.connect(self.past.show_state)
+        self.past.sig_back_to_now.connect(lambda: self.graph.scrubber.scrub(1.0))
+
+    def show_node_history(self, node_id: str) -> None:
+        node = self.graph.data.node(node_id) if self.graph.data else None
+        self.versions.show_node(node_id, str((node or {}).get("label") or ""))
+        self.set_view("history")
+
+    def _card_history(self, card, text: str) -> None:
+        if not shiboken6.isValid(self) or not self.memory.isAncestorOf(card):
+            return  # a card of another window
+        from hermes_memory.memory.entries import fingerprint
+
+        target = next(t for t, editor in self.memory.editors.items() if editor.isAncestorOf(card))
+        self.versions.show_entry(target, fingerprint(text), text)
+        self.set_view("history")
 
     # --- the theme ----------------------------------------------------------------------
     def set_theme(self, mode: Mode) -> None:
@@ -506,6 +535,8 @@ class MainWindow(QMainWindow):
         self.graph.wait_ready(120_000)  # a big home under load can take a while; never grab "Reading…"
         self.inbox.wait_ready(5000)
         self.changes.wait_ready(5000)
+        if self.current_view() == "history":
+            self.versions.wait_ready(10000)
         if self.current_view() == "sessions":
             self.sessions.wait_ready(5000)
         deadline = time.monotonic() + 5

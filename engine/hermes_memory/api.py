@@ -520,6 +520,31 @@ def history_growth(home: HermesHome) -> dict:
     return history_service.growth(home)
 
 
+def history_replay(home: HermesHome, when: float | None = None) -> dict:
+    """The stores' entries ({fingerprint, text}) and skills' states at ``when``, for a
+    scrubber: the history is re-read only when its files changed, so steps are cheap.
+    Also ``first``/``last`` (the span recorded) and ``versions`` (how many)."""
+    from .history.replay import replay
+
+    return history_service._guard(replay)(home, when)
+
+
+def history_restore_undoable(home: HermesHome, version_id: str, entry: str | None = None) -> dict:
+    """``history_restore``, plus ``undo`` ({"from_id", "to_id"} for ``history_step``, or
+    None when nothing was written) and ``write`` (the kind of change: memory/user/skills)."""
+    from .history.replay import restore_undoable
+
+    return history_service._guard(restore_undoable)(home, version_id, entry)
+
+
+def history_step(home: HermesHome, from_id: str, to_id: str) -> dict:
+    """Undo or redo a restore: take what is at version ``from_id`` to ``to_id``, keeping
+    whatever anyone wrote to the store since (a skill changed since is refused)."""
+    from .history.replay import step
+
+    return history_service._guard(step)(home, from_id, to_id)
+
+
 def history_provenance(home: HermesHome) -> dict:
     """Per memory entry and per skill: first seen, last changed, by whom, sessions."""
     return history_service.provenance(home)

@@ -76,6 +76,7 @@ def test_window_title_and_status_bar_show_the_home(qtbot, home):
         "Memory",
         "Inbox",
         "Changes",
+        "History",
         "Sessions",
     ]
     assert str(home.path) in window.graph.loading_label.text()
@@ -151,6 +152,7 @@ def test_demo_opens_a_private_copy_and_leaves_the_bundled_one_untouched(run_main
                 if not name.startswith(".memory-studio/") and not name.endswith(".lock")}
 
     assert home_files(snapshot(copy)) == home_files(before)
+    assert (copy / ".memory-studio" / "history" / "events.jsonl").is_file()
     assert snapshot(bundled) == before
 
 

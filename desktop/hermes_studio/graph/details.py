@@ -63,6 +63,7 @@ class DetailsPane(QWidget):
     sig_delete = Signal(str)
     sig_open_node = Signal(str)
     sig_origin = Signal(str)  # node id: open the session(s) it came from
+    sig_history = Signal(str)  # node id: show its versions in the History tab
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -107,8 +108,11 @@ class DetailsPane(QWidget):
         self.delete_button = QPushButton("Delete…")
         self.origin_button = QPushButton("Where this came from")
         self.origin_button.setToolTip("Open the session(s) that wrote it, at the message (Sessions tab)")
+        self.history_button = QPushButton("History")
+        self.history_button.setToolTip("Its versions, with dates, origin and session; diff and restore")
+        self.history_button.clicked.connect(lambda: self._emit(self.sig_history))
         for button in (self.pin_button, self.edit_button, self.archive_button, self.delete_button,
-                       self.origin_button):
+                       self.origin_button, self.history_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout.addLayout(buttons)

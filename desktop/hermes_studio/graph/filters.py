@@ -12,7 +12,9 @@ tests share:
 * categories: a set to keep (``None`` keeps all);
 * pinned only; with health problems only (the engine's ``healthCount``); a date range on the learning time (inclusive; undated nodes are kept only
   without a range);
-* the playhead (``reveal_until``): nodes learned after it are not born yet;
+* the playhead (``reveal_until``): nodes learned after it are not born yet; with recorded
+  history (``replayed``: the node ids history knows at the playhead, and those of them
+  that existed then) those nodes follow history instead;
 * the local graph: with ``local_depth`` > 0, only ``local_root`` and the nodes up to that
   many edges away (a root no longer in the graph lifts it).
 """
@@ -43,6 +45,7 @@ class FilterState:
     problems_only: bool = False  # skills the engine found health problems with
     local_root: str | None = None  # the local graph's centre (a node id)
     local_depth: int = 0  # 0: the whole graph; n: the centre and its neighbours n steps out
+    replayed: tuple[frozenset[str], frozenset[str]] | None = None  # (known, alive) at the playhead
 
     def with_(self, **changes: object) -> FilterState:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -99,7 +102,13 @@ def visible_mask(data: GraphData, state: FilterState) -> np.ndarray:
         mask &= inside
     if state.reveal_until is not None:
         times = data.times
-        mask &= np.isnan(times) | (np.nan_to_num(times, nan=0.0) <= state.reveal_until)
+        born = np.isnan(times) | (np.nan_to_num(times, nan=0.0) <= state.reveal_until)
+        if state.replayed is not None:
+            known, alive = state.replayed
+            in_history = np.fromiter((i in known for i in data.ids), dtype=bool, count=n)
+            existed = np.fromiter((i in alive for i in data.ids), dtype=bool, count=n)
+            born = np.where(in_history, existed, born)
+        mask &= born
     if state.query.strip():
         mask &= search_mask(data, state.query)
     if state.local_depth > 0 and state.local_root in data.index:

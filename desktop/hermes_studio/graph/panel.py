@@ -41,7 +41,7 @@ from .overview import overview_html
 from .pages import CanvasPages
 from .prompts import confirm_archive, confirm_delete
 from .sidebar import SidePanel
-from .timeline import TimelineScrubber
+from .timeline import HistoryReplay, TimelineScrubber, replayed_ids
 from .view import GraphView
 from .workers import GraphJobs, GraphSnapshot, GraphWorker
 
@@ -88,6 +88,7 @@ class GraphPanel(QWidget):
         if start:
             self.worker.request(mode=self.mode, include_all=False, reason="open")
             self.refresh_archived()
+            self.replay.refresh_growth()
 
     # --- building the widgets -------------------------------------------------------------
     def _build(self) -> None:
@@ -123,7 +124,10 @@ class GraphPanel(QWidget):
         self.category_list, self.archived_list, self.restore_button = side.category_list, side.archived_list, side.restore_button
 
         self.scrubber = TimelineScrubber()
-        self.scrubber.sig_reveal.connect(lambda when: self.set_filters(reveal_until=when))
+        self.scrubber.sig_reveal.connect(self._scrubbed)
+        self.replay = HistoryReplay(self.workspace, self)  # the playhead replays recorded history
+        self.replay.sig_growth.connect(self.scrubber.set_history)
+        self.replay.sig_state.connect(self._replayed)
         self.warnings_frame = WarningsBar()
         self.warnings_label, self.warnings_detail = self.warnings_frame.label, self.warnings_frame.detail
         self.pages = CanvasPages(self.home.label, self.warnings_frame, self.view, self.scrubber)
@@ -238,6 +242,8 @@ class GraphPanel(QWidget):
         self.error = None
         if not same_data:
             self._fill_categories(data)
+            if self.replay.state is not None and self.state.replayed is not None:
+                self.state = self.state.with_(replayed=replayed_ids(data.nodes, self.replay.state))
             self.mask = visible_mask(data, self.state)
         self.pages.show_graph(empty=data.size == 0)
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
@@ -354,6 +360,18 @@ class GraphPanel(QWidget):
         self._show_overview()
         if self.details.node_id() is not None and self.view.selected_id() is None:
             self.details.clear()
+
+    def _scrubbed(self, when: float | None) -> None:
+        if self.scrubber.history:
+            self.replay.request(when)  # the graph follows once the engine answers: one redraw
+        else:
+            self.set_filters(reveal_until=when, replayed=None)
+
+    def _replayed(self, when: float | None, state: dict[str, Any] | None) -> None:
+        if when is None or not state or not state.get("ok") or self.data is None:
+            self.set_filters(reveal_until=when, replayed=None)
+            return
+        self.set_filters(reveal_until=when, replayed=replayed_ids(self.data.nodes, state))
 
     def clear_filters(self) -> None:
         self.search.clear()

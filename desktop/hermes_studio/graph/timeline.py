@@ -4,12 +4,25 @@ The track is a histogram of when skills (accent) and memory cards (complement) w
 learned; tick marks show where the disk's rings begin. Dragging snaps the playhead at
 once; Play sweeps from the first learning to now in about 15 seconds. ``sig_reveal``
 carries the playhead time, or None when it is at the end (everything shown).
+
+Once the home has recorded history (``history_growth``), the track is the versions
+recorded instead (its span also covers the learning times before the first version, where
+the graph keeps revealing nodes by when they were learned), and :class:`HistoryReplay` asks the engine (``history_replay``, on the
+reader thread) what existed at the playhead: a drag sends one request at a time and
+only the newest position waits, so a fast drag never queues work. The graph then shows
+the nodes that existed at that date (:func:`replayed_ids`), and other views (the Memory
+tab) show the stores as they were from the same answer.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
@@ -19,6 +32,11 @@ from .style import CanvasStyle, canvas_style
 
 SWEEP_SECONDS = 15.0
 TICK_MS = 40
+HISTORY_BINS = 72
+#: An answer that has not come back after this long is taken as lost (the next step goes).
+REPLY_TIMEOUT_S = 10.0
+#: Change kinds after which the recorded history may have grown.
+HISTORY_KINDS = {"memory", "user", "skills", "history"}
 
 
 class _Track(QWidget):
@@ -94,6 +112,10 @@ class TimelineScrubber(QWidget):
         super().__init__(parent)
         self.setObjectName("timelineScrubber")
         self.span: tuple[float, float] | None = None
+        self.history = False  # the playhead replays recorded versions (set_history)
+        self._learned: tuple = (np.zeros(0), np.zeros(0), None, [])
+        self._versions: tuple = (np.zeros(0), np.zeros(0, dtype=bool))
+        self._now: float | None = None
         self.play_button = QToolButton()
         self.play_button.setText("▶")
         self.play_button.setToolTip("Replay how the graph grew (Space)")
@@ -118,9 +140,45 @@ class TimelineScrubber(QWidget):
         return self.track.fraction
 
     def set_data(self, skills: np.ndarray, memories: np.ndarray, span: tuple[float, float] | None, ticks: list[float]) -> None:
-        self.span = span if span and span[1] > span[0] else None
-        self.track.skills, self.track.memories = skills, memories
-        self.track.span = self.span
+        """The learning times of the graph's nodes (a histogram over ``span``) and the rings' starts."""
+        self._learned = (skills, memories, span if span and span[1] > span[0] else None, list(ticks))
+        self._lay_out()
+
+    def set_history(self, points: list[dict[str, Any]], now: float | None = None) -> None:
+        """The versions recorded (``history_growth`` points): the playhead then replays real
+        history from the first version to now; before it, the learning times still apply."""
+        if not points:
+            return
+        self.history = True
+        self._versions = (np.array([float(p["ts"]) for p in points], dtype=np.float64),
+                          np.array([p.get("kind") == "skill" for p in points], dtype=bool))  # fmt: skip
+        self._now = now
+        self.setToolTip(f"{len(points):,} recorded versions: drag to see memory and skills as they were")
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        skills, memories, learned_span, ticks = self._learned
+        if not self.history:
+            self.span = learned_span
+            self.track.skills, self.track.memories = skills, memories
+        else:
+            times, is_skill = self._versions
+            first = float(times.min())
+            lo = min(first, learned_span[0]) if learned_span else first
+            hi = max(float(times.max()), learned_span[1] if learned_span else first,
+                     self._now if self._now is not None else time.time())  # fmt: skip
+            hi = hi if hi > lo else lo + 1.0
+            where = np.clip(((times - lo) / (hi - lo) * HISTORY_BINS).astype(np.int64), 0, HISTORY_BINS - 1)
+            self.span = (lo, hi)
+            self.track.skills = np.bincount(where[is_skill], minlength=HISTORY_BINS).astype(np.float64)
+            self.track.memories = np.bincount(where[~is_skill], minlength=HISTORY_BINS).astype(np.float64)
+            if learned_span and len(skills):  # before the first version: what was learned when
+                centres = learned_span[0] + (np.arange(len(skills)) + 0.5) / len(skills) * (learned_span[1] - learned_span[0])
+                before = centres < first
+                bins = np.clip(((centres - lo) / (hi - lo) * HISTORY_BINS).astype(np.int64), 0, HISTORY_BINS - 1)
+                np.add.at(self.track.skills, bins[before], np.asarray(skills)[before])
+                np.add.at(self.track.memories, bins[before], np.asarray(memories)[before])
+        self.track.span = self.span  # the date axis under the histogram
         if self.span:
             lo, hi = self.span
             self.track.ticks = [float(np.clip((t - lo) / (hi - lo), 0, 1)) for t in ticks if t == t]
@@ -172,3 +230,102 @@ class TimelineScrubber(QWidget):
         when = self.time_at(self.track.fraction)
         self.date_label.setText("now" if when is None else format_date(when))
         self.track.update()
+
+
+def replayed_ids(nodes: Iterable[dict[str, Any]], state: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """``(known, alive)`` node ids for a ``history_replay`` answer: ``known`` are the nodes
+    history can speak for at that date (a store with a version by then, a skill it
+    recorded), ``alive`` those of them that existed then. The rest fall back to their
+    learning time."""
+    fingerprints = {}
+    for target, source in (("memory", "memory"), ("user", "profile")):
+        store = state.get(target) or {}
+        if store.get("version"):
+            fingerprints[source] = {e["fingerprint"] for e in store.get("entries") or []}
+    skills = {s["name"]: s.get("state") not in ("missing", "archived") for s in state.get("skills") or []}
+    known, alive = set(), set()
+    for node in nodes:
+        node_id = str(node.get("id"))
+        if node.get("kind") == "memory":
+            parts = node_id.split(":")
+            seen = fingerprints.get(parts[1]) if len(parts) == 4 else None
+            if seen is not None:
+                known.add(node_id)
+                if parts[3] in seen:
+                    alive.add(node_id)
+        elif node_id in skills:
+            known.add(node_id)
+            if skills[node_id]:
+                alive.add(node_id)
+    return frozenset(known), frozenset(alive)
+
+
+class HistoryReplay(QObject):
+    """The state of the home at the playhead, asked of the engine one request at a time.
+
+    ``request(when)`` never queues: while an answer is on its way, only the newest position
+    waits and goes next. ``sig_state(when, answer)`` delivers each answer (``when`` None:
+    now, nothing replayed); ``sig_growth(points)`` the versions recorded, after
+    :meth:`refresh_growth`.
+    """
+
+    sig_state = Signal(object, object)  # (epoch seconds or None, history_replay answer or None)
+    sig_growth = Signal(object)  # list of history_growth points
+
+    def __init__(self, workspace, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.when: float | None = None  # the position shown (or asked for last)
+        self.state: dict[str, Any] | None = None
+        self.requests = 0  # engine calls made (a drag makes far fewer than moves)
+        self._waiting = False
+        self._next: tuple[float | None] | None = None
+        self._sent_at = 0.0
+        workspace.sig_changed.connect(self._on_change)
+
+    def _alive(self) -> bool:
+        return shiboken6.isValid(self)
+
+    def refresh_growth(self) -> None:
+        def done(result: dict) -> None:
+            if self._alive() and isinstance(result, dict) and result.get("ok"):
+                self.sig_growth.emit(list(result.get("points") or []))
+
+        self.workspace.call("history_growth", {}, done)
+
+    def request(self, when: float | None) -> None:
+        self.when = when
+        if when is None:  # now: nothing to replay
+            self._next = None
+            self.state = None
+            self.sig_state.emit(None, None)
+            return
+        if self._waiting and time.monotonic() - self._sent_at < REPLY_TIMEOUT_S:
+            self._next = (when,)
+            return
+        self._send(when)
+
+    def _send(self, when: float) -> None:
+        self._waiting = True
+        self._sent_at = time.monotonic()
+        self.requests += 1
+        self.workspace.call("history_replay", {"when": when}, lambda result: self._answered(when, result))
+
+    def _answered(self, when: float, result: dict) -> None:
+        if not self._alive():
+            return
+        self._waiting = False
+        following, self._next = self._next, None
+        if following is not None and following[0] is not None and following[0] != when:
+            self._send(following[0])  # a newer position is waiting: this answer is already old
+            return
+        if self.when is None:
+            return  # back at now meanwhile
+        self.state = result if isinstance(result, dict) else {"ok": False, "error": "no answer"}
+        self.sig_state.emit(when, self.state)
+
+    def _on_change(self, change) -> None:
+        if change.kind in HISTORY_KINDS and self._alive():
+            self.refresh_growth()
+            if self.when is not None:
+                self.request(self.when)

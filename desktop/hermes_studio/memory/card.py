@@ -182,6 +182,15 @@ class DragHandle(QLabel):
         super().mouseReleaseEvent(event)
 
 
+class _HistoryRequests(QObject):
+    """Where a card's "History" button asks for its entry's versions (the window listens)."""
+
+    sig_entry = Signal(object, str)  # the card, its text
+
+
+HISTORY_REQUESTS = _HistoryRequests()
+
+
 class EntryCard(QFrame):
     """An entry card. Signals carry the card's uid."""
 
@@ -226,6 +235,10 @@ class EntryCard(QFrame):
         self.remove_button = self._tool_button(
             "✕", "Remove this entry (Delete; undo with Ctrl+Z)", lambda: self.sig_remove.emit(self.uid)
         )
+        self.history_button = self._tool_button(
+            "⟲", "History of this entry (its versions, diffs and restore)",
+            lambda: HISTORY_REQUESTS.sig_entry.emit(self, self._last_text),
+        )
 
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
@@ -241,6 +254,7 @@ class EntryCard(QFrame):
         header.addWidget(self.origin_button)
         header.addWidget(self.up_button)
         header.addWidget(self.down_button)
+        header.addWidget(self.history_button)
         header.addWidget(self.remove_button)
 
         self.text_edit = EntryTextEdit(self)

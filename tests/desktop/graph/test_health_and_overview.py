@@ -98,9 +98,10 @@ def test_the_overview_follows_the_search_and_the_playhead(panel, qtbot):
     assert "<h3>Shown now</h3>" in panel.details.hint.text()
     assert overview_counts(panel) == shown_counts(panel) != (0, 0)
     panel.search.clear()
-    panel.scrubber.scrub(0.4)
-    assert 0 < len(panel.view.shown) < panel.data.size
+    panel.scrubber.scrub(0.4)  # with recorded history the past comes from the engine, on a worker
+    qtbot.waitUntil(lambda: 0 < len(panel.view.shown) < panel.data.size, timeout=10_000)
     assert overview_counts(panel) == shown_counts(panel)
     panel.scrubber.scrub(1.0)
+    qtbot.waitUntil(lambda: len(panel.view.shown) == panel.data.size, timeout=10_000)
     assert "<h3>What the agent learned</h3>" in panel.details.hint.text()
     assert overview_counts(panel) == shown_counts(panel)

@@ -446,7 +446,9 @@ class MainWindow(QMainWindow):
         deadline = time.monotonic() + 5
         loop = QEventLoop()
         while time.monotonic() < deadline and not all(
-            editor.disk.loaded or editor.status is not None for editor in self.memory.editors.values()
+            (editor.disk.loaded or editor.status is not None)
+            and (editor.card_list.complete or not editor.isVisible())
+            for editor in self.memory.editors.values()
         ):
             loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         for _ in range(3):  # let the cards lay out around their text

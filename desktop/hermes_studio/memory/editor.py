@@ -164,8 +164,11 @@ class StoreEditor(QWidget):
         self.problem_banner = Banner(self)  # refusals and read errors
         self.file_banner = Banner(self)  # drift, deletion, disabled store
 
-        self.card_list = CardList(self._wire_card, self)
+        self.card_list = CardList(
+            self._wire_card, self, current=lambda: (self.document.cards, self.selected)
+        )
         self.card_list.sig_dropped.connect(self._on_card_dropped)
+        self.card_list.sig_built.connect(self._cards_built)
         # The column's parts, by the names callers use.
         self.scroll = self.card_list
         self.empty_label = self.card_list.empty_label
@@ -256,6 +259,16 @@ class StoreEditor(QWidget):
         self.schedule_check()
         self.update_actions()
 
+    def _cards_built(self) -> None:
+        """Cards that waited for the column to show now exist: give them their marks."""
+        if not self.alive():
+            return
+        if self.disk.conflicts and not self.conflict_bar.isHidden():
+            marked = {uid for conflict in self.disk.conflicts for uid in conflict.uids}
+            for uid, card in self.card_list.cards.items():
+                card.set_conflict(uid in marked)
+        self.run_check()
+
     def _wire_card(self, card: EntryCard) -> None:
         """Connect a card the card list just made: its edits become document changes."""
         card.sig_text_edited.connect(self._on_card_edited)
@@ -307,6 +320,8 @@ class StoreEditor(QWidget):
             self.focus_card(uid)
 
     def focus_card(self, uid: int) -> None:
+        if uid not in self.card_list.cards:
+            self.card_list.ensure_built()
         card = self.card_list.cards.get(uid)
         if card is None:
             return
@@ -315,6 +330,7 @@ class StoreEditor(QWidget):
         self.card_list.ensureWidgetVisible(card, 0, 24)
 
     def card_at(self, index: int) -> EntryCard:
+        self.card_list.ensure_built()
         return self.card_list.cards[self.document.cards[index].uid]
 
     # --- editing commands -----------------------------------------------------------------

@@ -11,6 +11,7 @@ from hermes_memory.memory.status import StoreStatus
 from ..workspace import Workspace
 from .editor import TITLES, StoreEditor
 from .meter import CapacityMeter
+from .workers import warm_checks
 
 SHORT_LABELS = {"memory": "Notes", "user": "Profile"}
 
@@ -21,6 +22,7 @@ class MemoryEditors(QWidget):
     def __init__(self, workspace: Workspace, parent: QWidget | None = None):
         super().__init__(parent)
         self.workspace = workspace
+        workspace.read(warm_checks)  # before the stores are read: the checks then run fast
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.editors: dict[str, StoreEditor] = {}

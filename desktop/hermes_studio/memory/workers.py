@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from hermes_memory.home import HermesHome
 from hermes_memory.memory.edits import (
     DraftEntry,
+    check_draft,
     recreate_file,
     save_draft,
 )
@@ -23,6 +24,12 @@ from ..engine_work import Work, reported
 
 log = logging.getLogger(__name__)
 _reported = functools.partial(reported, refused={"success": False}, nothing_done="nothing was saved", log=log)
+
+
+def warm_checks() -> None:
+    """Run one draft check off the UI thread, so that the first check while typing finds
+    the scanner's patterns compiled and its character tables built (about 100 ms)."""
+    check_draft("memory", ["Warm-up: the scanner's tables are built here."], 0, (), {})
 
 
 def save_work(

@@ -216,6 +216,9 @@ class GraphPanel(QWidget):
         self.sig_ready.emit()
 
     def _apply_snapshot(self, snapshot: GraphSnapshot) -> None:
+        """Show a snapshot over two turns of the event loop, so that neither blocks the UI
+        for long: the panels around the canvas first, then the canvas (whose nodes arrive
+        in slices); ``sig_ready`` follows the last slice."""
         if self._closed:
             return
         first = self.snapshot is None or self.snapshot.request.mode != snapshot.request.mode
@@ -226,20 +229,31 @@ class GraphPanel(QWidget):
         if not same_data:
             self._fill_categories(data)
             self.mask = visible_mask(data, self.state)
+        page = self.pages.currentWidget()
         self.pages.show_graph(empty=data.size == 0)
-        self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
-        if self._select_after and self._select_after in data.index:
-            self.view.select(self._select_after)
-            self._select_after = None
         self._update_count()
         if not same_data:
             self.warnings_frame.show_warnings(data.warnings)
             self.sidebar.seed_unused_dates(data)
-            self._growth = growth_histogram(data)
-        self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
-        self._sync_details()
-        if not same_data:
+            self._growth = snapshot.growth or growth_histogram(data)
             self.details.set_overview(snapshot.overview or overview_html(data))
+        self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
+        if self.pages.currentWidget() is not page and self.isVisible():
+            # paint the newly shown page now, while its canvas is still empty: the canvas
+            # then paints once, when all its nodes are in (not once per slice)
+            self.pages.repaint()
+        self._awaiting_draw = False  # until the canvas has this snapshot
+        QTimer.singleShot(0, self, functools.partial(self._draw_snapshot, snapshot, first))
+
+    def _draw_snapshot(self, snapshot: GraphSnapshot, first: bool) -> None:
+        if self._closed or snapshot is not self.snapshot:
+            return  # a newer snapshot arrived meanwhile: it draws instead
+        data = snapshot.data
+        self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
+        if self._select_after and self._select_after in data.index:
+            self.view.select(self._select_after)
+            self._select_after = None
+        self._sync_details()
         self._awaiting_draw = True
         if not self.view.drawing:  # else once the last slice of nodes is on the canvas
             self._drawn()
@@ -276,6 +290,8 @@ class GraphPanel(QWidget):
         if self.data is None:
             return
         self.mask = visible_mask(self.data, self.state)
+        if self.view.data is not self.data:
+            return  # the canvas gets this snapshot (and the mask) on the next turn
         self.view.set_visible(self.mask)
         self._update_count()
         if self.details.node_id() is not None and self.view.selected_id() is None:

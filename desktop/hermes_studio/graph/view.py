@@ -48,7 +48,7 @@ EDGE_BUDGET = 2500
 EDGE_SETTLE_MS = 180
 #: Glyphs handed to pyqtgraph per turn of the event loop: styling them is pure Python
 #: (~40 µs each), so a big graph arrives in slices and the UI never blocks for long.
-DRAW_SLICE = 800
+DRAW_SLICE = 400
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -418,6 +418,8 @@ class GraphView(pg.GraphicsView):
         ]
         self._slice_timer.stop()
         self.node_item.setData(**self._slices.pop(0))
+        if self._slices:  # one paint once every slice is in, not one per slice
+            self.setUpdatesEnabled(False)
         self._next_slice(first=True)
 
     @property
@@ -431,6 +433,7 @@ class GraphView(pg.GraphicsView):
         if self._slices:
             self._slice_timer.start()
         else:
+            self.setUpdatesEnabled(True)
             self.sig_drawn.emit()
 
     def _move_nodes(self) -> None:

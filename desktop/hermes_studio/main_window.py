@@ -134,7 +134,8 @@ class MainWindow(QMainWindow):
     def current_editor(self) -> StoreEditor | None:
         if self.current_view() != "memory":
             return None
-        return self.memory.editors[self.memory.current_target()]
+        target = self.memory.current_target()
+        return self.memory.editors[target] if target is not None else None
 
     def _show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)
@@ -194,6 +195,7 @@ class MainWindow(QMainWindow):
         message = self.graph.message
         message.sig_undo.disconnect(self.graph.undo)  # its Undo button is Edit ▸ Undo too
         message.sig_undo.connect(lambda _step: self.undo())
+        self.memory.consolidate.sig_applied.connect(self._record_consolidation)
         for editor in self.memory.editors.values():
             editor.sig_saved.connect(functools.partial(self._record_save, editor))
             # Edit ▸ Undo/Redo carry these keys; the editors' own buttons stay.
@@ -227,6 +229,19 @@ class MainWindow(QMainWindow):
             target,
             functools.partial(api.set_entries, self.home, target, list(after), list(before)),
             functools.partial(api.set_entries, self.home, target, list(before), list(after)),
+        )
+
+    def _record_consolidation(self, result: dict) -> None:
+        """A merge from the Consolidate view: one step, undone in every store it touched."""
+        changes = result.get("changes") or []
+        if not changes:
+            return
+        call = self.workspace.backend.call
+        self.history.record(
+            str(result.get("label") or "merge entries"),
+            changes[0]["target"],
+            functools.partial(call, "consolidate_revert", {"changes": changes, "reverse": True}),
+            functools.partial(call, "consolidate_revert", {"changes": changes, "reverse": False}),
         )
 
     def _draft_first(self, editor: StoreEditor | None, redo: bool) -> bool:

@@ -1,4 +1,5 @@
-"""The Memory tab (both editors) and the compact pair of meters in the status bar."""
+"""The Memory tab (both editors and the Consolidate view) and the compact pair of meters in
+the status bar."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from hermes_memory.memory.entries import FILE_NAMES, TARGETS
 from hermes_memory.memory.status import StoreStatus
 
 from ..workspace import Workspace
+from .consolidate import ConsolidateView
 from .editor import TITLES, StoreEditor
 from .meter import CapacityMeter
 from .workers import warm_checks
@@ -33,6 +35,11 @@ class MemoryEditors(QWidget):
             self.editors[target] = editor
             self.tabs.addTab(editor, TITLES[target][0])
             self.tabs.setTabToolTip(self.tabs.count() - 1, FILE_NAMES[target])
+        self.consolidate = ConsolidateView(workspace, self)
+        self.tabs.addTab(self.consolidate, "Consolidate")
+        self.tabs.setTabToolTip(
+            self.tabs.count() - 1, "Merge near-duplicate and overlapping entries; see stale ones"
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -42,8 +49,13 @@ class MemoryEditors(QWidget):
         self.tabs.setCurrentWidget(editor)
         return editor
 
-    def current_target(self) -> str:
-        return next(t for t, e in self.editors.items() if e is self.tabs.currentWidget())
+    def show_consolidate(self) -> ConsolidateView:
+        self.tabs.setCurrentWidget(self.consolidate)
+        return self.consolidate
+
+    def current_target(self) -> str | None:
+        """The store whose editor is shown (None on the Consolidate view)."""
+        return next((t for t, e in self.editors.items() if e is self.tabs.currentWidget()), None)
 
     def unsaved(self) -> list[StoreEditor]:
         return [editor for editor in self.editors.values() if editor.has_unsaved_work()]

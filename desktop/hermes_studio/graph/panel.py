@@ -65,6 +65,7 @@ class GraphPanel(QWidget):
         self.mask = np.zeros(0, dtype=bool)
         self.error: str | None = None
         self._growth: tuple = ()
+        self._incoming: GraphSnapshot | None = None  # shown on the next turn
         self._awaiting_draw = False
         self.ready = False
         self._closed = False
@@ -218,20 +219,20 @@ class GraphPanel(QWidget):
     def _apply_snapshot(self, snapshot: GraphSnapshot) -> None:
         """Show a snapshot over two turns of the event loop, so that neither blocks the UI
         for long: the panels around the canvas first, then the canvas (whose nodes arrive
-        in slices); ``sig_ready`` follows the last slice."""
+        in slices) together with ``self.snapshot``/``self.data``; ``sig_ready`` follows the
+        last slice."""
         if self._closed:
             return
-        first = self.snapshot is None or self.snapshot.request.mode != snapshot.request.mode
-        same_data = snapshot.data is self.data  # a new layout of the nodes already shown
-        self.snapshot = snapshot
-        self.data = data = snapshot.data
-        self.error = None
+        data = snapshot.data
+        same_data = data is self.data  # a new layout of the nodes already shown
+        self._incoming = snapshot
+        mask = self.mask
         if not same_data:
             self._fill_categories(data)
-            self.mask = visible_mask(data, self.state)
+            mask = visible_mask(data, self.state)
         page = self.pages.currentWidget()
         self.pages.show_graph(empty=data.size == 0)
-        self._update_count()
+        self.count_label.setText(showing_text(int(mask.sum()), data.size))
         if not same_data:
             self.warnings_frame.show_warnings(data.warnings)
             self.sidebar.seed_unused_dates(data)
@@ -242,17 +243,21 @@ class GraphPanel(QWidget):
             # paint the newly shown page now, while its canvas is still empty: the canvas
             # then paints once, when all its nodes are in (not once per slice)
             self.pages.repaint()
-        self._awaiting_draw = False  # until the canvas has this snapshot
-        QTimer.singleShot(0, self, functools.partial(self._draw_snapshot, snapshot, first))
+        QTimer.singleShot(0, self, functools.partial(self._draw_snapshot, snapshot, self.state))
 
-    def _draw_snapshot(self, snapshot: GraphSnapshot, first: bool) -> None:
-        if self._closed or snapshot is not self.snapshot:
+    def _draw_snapshot(self, snapshot: GraphSnapshot, state: FilterState) -> None:
+        if self._closed or snapshot is not self._incoming:
             return  # a newer snapshot arrived meanwhile: it draws instead
+        first = self.snapshot is None or self.snapshot.request.mode != snapshot.request.mode
         data = snapshot.data
+        if data is not self.data or state is not self.state:  # (filters may have changed)
+            self.mask = visible_mask(data, self.state)
+        self.snapshot, self.data, self.error = snapshot, data, None
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
         if self._select_after and self._select_after in data.index:
             self.view.select(self._select_after)
             self._select_after = None
+        self._update_count()
         self._sync_details()
         self._awaiting_draw = True
         if not self.view.drawing:  # else once the last slice of nodes is on the canvas
@@ -290,8 +295,6 @@ class GraphPanel(QWidget):
         if self.data is None:
             return
         self.mask = visible_mask(self.data, self.state)
-        if self.view.data is not self.data:
-            return  # the canvas gets this snapshot (and the mask) on the next turn
         self.view.set_visible(self.mask)
         self._update_count()
         if self.details.node_id() is not None and self.view.selected_id() is None:

@@ -18,12 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QKeyEvent, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
 
+from ..pyqtgraph_loader import pyqtgraph as pg
 from .labels import BOLD, NORMAL, SMALL, Label, LabelLayer
 from .layout import TIMELINE, LayoutResult
 from .model import MEMORY, GraphData, format_date, source_label

@@ -100,17 +100,18 @@ class CardList(QScrollArea):
         return self._current() if self._current is not None else (self._states, self._selected)
 
     def _budget(self) -> float | None:
-        """Seconds this turn may spend making cards: None for no limit, 0 to wait."""
+        """Seconds this turn may spend making cards (at least one card is made): None for
+        no limit, negative to make none yet."""
         if not self.window().isVisible():
             return None  # nothing is on screen to keep fluid
         if not self.isVisible():
-            return 0.0  # made when the column shows
+            return -1.0  # made when the column shows
         return BUILD_SLICE_MS / 1000
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
-        if self._waiting:
-            self._build_timer.start()
+        if self._waiting:  # the first cards before the first paint, the rest turn by turn
+            self._build_more()
 
     def _build_more(self) -> None:
         if self._waiting:
@@ -143,8 +144,8 @@ class CardList(QScrollArea):
             widget = self.cards.get(card_state.uid)
             if widget is None:
                 # at least one card per turn, so that the column always makes progress
-                out_of_time = deadline is not None and (
-                    budget == 0 or (made > 0 and time.perf_counter() > deadline)
+                out_of_time = budget is not None and (
+                    budget < 0 or (made > 0 and time.perf_counter() > deadline)
                 )
                 if out_of_time:
                     self._waiting = True

@@ -230,7 +230,6 @@ class GraphPanel(QWidget):
         if not same_data:
             self._fill_categories(data)
             mask = visible_mask(data, self.state)
-        page = self.pages.currentWidget()
         self.pages.show_graph(empty=data.size == 0)
         self.count_label.setText(showing_text(int(mask.sum()), data.size))
         if not same_data:
@@ -239,10 +238,6 @@ class GraphPanel(QWidget):
             self._growth = snapshot.growth or growth_histogram(data)
             self.details.set_overview(snapshot.overview or overview_html(data))
         self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
-        if self.pages.currentWidget() is not page and self.isVisible():
-            # paint the newly shown page now, while its canvas is still empty: the canvas
-            # then paints once, when all its nodes are in (not once per slice)
-            self.pages.repaint()
         QTimer.singleShot(0, self, functools.partial(self._draw_snapshot, snapshot, self.state))
 
     def _draw_snapshot(self, snapshot: GraphSnapshot, state: FilterState) -> None:

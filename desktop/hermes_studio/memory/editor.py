@@ -92,6 +92,7 @@ class StoreEditor(QWidget):
         self.current_uid: int | None = None
         self.check: DraftCheck | None = None
         self._check_cache: dict[str, EntryCheck] = {}
+        self._check_waiting = False  # a check put off until the editor shows
         self.disk = DiskSync(self)
         self.saver = Saver(self)
 
@@ -211,9 +212,19 @@ class StoreEditor(QWidget):
     def schedule_check(self) -> None:
         self._check_timer.start()
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._check_waiting:
+            self.run_check()
+
     def run_check(self) -> None:
-        """Ask the engine about the draft: findings, duplicates, usage, the prompt block."""
+        """Ask the engine about the draft: findings, duplicates, usage, the prompt block.
+        An editor hidden in a shown window (another tab) checks once it shows."""
         self._check_timer.stop()
+        self._check_waiting = self.window().isVisible() and not self.isVisible()
+        if self._check_waiting:
+            self.update_actions()
+            return
         limit = self.status.limit if self.status else 0
         texts = self.document.texts()
         if len(self._check_cache) > 4 * len(texts) + 64:

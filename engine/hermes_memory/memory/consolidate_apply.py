@@ -12,6 +12,7 @@ held after to what it held before (or the other way), again all or nothing.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,8 +36,12 @@ def plan_merge(group: dict[str, Any], merged: str, stores: dict[str, Sequence[st
     """Per store the group touches (the kept entry's store first): ``{"target", "before",
     "after"}``; raises ``LookupError`` when an entry is no longer where the group says."""
     entries = group["entries"]
-    keeper = next((e for e in entries if e["text"] == merged), None) or next(
-        e for e in entries if e["fingerprint"] == group["keep"]
+    # the merged text takes the place of the entry it reads most like (the suggested one on
+    # a tie): an editor open on the store then sees that entry edited and the others gone
+    suggested = next(e for e in entries if e["fingerprint"] == group["keep"])
+    keeper = max(
+        entries,
+        key=lambda e: (difflib.SequenceMatcher(None, e["text"], merged).ratio(), e is suggested),
     )
     targets = sorted({e["target"] for e in entries}, key=lambda t: t != keeper["target"])
     changes = []

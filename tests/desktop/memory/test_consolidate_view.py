@@ -76,7 +76,8 @@ def test_merge_applies_once_and_one_undo_restores_the_exact_bytes(qtbot, window,
 
     with qtbot.waitSignal(view.sig_applied, timeout=10000):
         qtbot.mouseClick(view.apply_button, Qt.MouseButton.LeftButton)
-    expected = [MEMORY[0], MERGED, MEMORY[2], MEMORY[4], MEMORY[5]]
+    # the merged text takes the place of the entry it reads most like ("Staging DB: …")
+    expected = [MEMORY[0], MEMORY[2], MERGED, MEMORY[4], MEMORY[5]]
     merged_bytes = ENTRY_DELIMITER.join(expected).encode()
     assert _bytes(home) == (merged_bytes, original[1])  # USER.md untouched
     assert window.history.stack.count() == 1
@@ -89,6 +90,9 @@ def test_merge_applies_once_and_one_undo_restores_the_exact_bytes(qtbot, window,
     with qtbot.waitSignal(window.history.sig_report, timeout=10000):
         window.redo()
     assert _bytes(home) == (merged_bytes, original[1])
+    editor = window.memory.editors["memory"]
+    qtbot.waitUntil(lambda: editor.document.base == tuple(expected), timeout=10000)
+    assert not window.memory.unsaved()  # the editor took the merge in as the agent's change
 
 
 def test_merge_across_both_stores_is_one_step(qtbot, home, window):

@@ -233,8 +233,11 @@ def _prefer_offscreen_platform() -> None:
 
 
 # --- running --------------------------------------------------------------------------
-def save_screenshot(window: QWidget, path: Path, settle_ms: int = 700) -> bool:
-    """Show ``window``, let it lay out and paint, and save it as a PNG; False on failure."""
+def save_screenshot(window: QWidget, path: Path, settle_ms: int = 30) -> bool:
+    """Show ``window``, let it lay out and paint, and save it as a PNG; False on failure.
+
+    The main window's ``grab`` itself waits until its graph and entries are shown, so the
+    settling here is only for the first layout pass."""
     window.show()
     loop = QEventLoop()
     timer = QTimer(loop)

@@ -152,7 +152,8 @@ class MainWindow(QMainWindow):
     def current_editor(self) -> StoreEditor | None:
         if self.current_view() != "memory":
             return None
-        return self.memory.editors[self.memory.current_target()]
+        target = self.memory.current_target()
+        return self.memory.editors[target] if target is not None else None
 
     def _show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)
@@ -237,6 +238,7 @@ class MainWindow(QMainWindow):
         message = self.graph.message
         message.sig_undo.disconnect(self.graph.undo)  # its Undo button is Edit ▸ Undo too
         message.sig_undo.connect(lambda _step: self.undo())
+        self.memory.consolidate.sig_applied.connect(self._record_consolidation)
         for editor in self.memory.editors.values():
             editor.sig_saved.connect(functools.partial(self._record_save, editor))
             # Edit ▸ Undo/Redo carry these keys; the editors' own buttons stay.
@@ -314,6 +316,19 @@ class MainWindow(QMainWindow):
             target,
             ("set_entries", {"target": target, "expected": list(after), "entries": list(before)}),
             ("set_entries", {"target": target, "expected": list(before), "entries": list(after)}),
+        )
+
+    def _record_consolidation(self, result: dict) -> None:
+        """A merge from the Consolidate view: one step, undone in every store it touched."""
+        changes = result.get("changes") or []
+        if not changes:
+            return
+        call = self.workspace.backend.call
+        self.history.record(
+            str(result.get("label") or "merge entries"),
+            changes[0]["target"],
+            functools.partial(call, "consolidate_revert", {"changes": changes, "reverse": True}),
+            functools.partial(call, "consolidate_revert", {"changes": changes, "reverse": False}),
         )
 
     def _draft_first(self, editor: StoreEditor | None, redo: bool) -> bool:
@@ -542,7 +557,9 @@ class MainWindow(QMainWindow):
         deadline = time.monotonic() + 5
         loop = QEventLoop()
         while time.monotonic() < deadline and not all(
-            editor.disk.loaded or editor.status is not None for editor in self.memory.editors.values()
+            (editor.disk.loaded or editor.status is not None)
+            and (editor.card_list.complete or not editor.isVisible())
+            for editor in self.memory.editors.values()
         ):
             loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         for _ in range(3):  # let the cards lay out around their text

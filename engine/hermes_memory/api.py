@@ -114,6 +114,27 @@ def consolidate_propose(home: HermesHome, group_id: str, merged_text: str | None
 
 
 
+# --- consolidating in the app (the Memory tab's Consolidate view) ------------------------
+def consolidate_apply(home: HermesHome, group_id: str, merged_text: str) -> dict[str, Any]:
+    """Merge one group now, worded as given: one entry keeps ``merged_text``, the others go,
+    in every store the group touches or in none. ``{"ok": True, "message", "merged_text",
+    "changes": [{"target", "before", "after"}]}`` or ``{"ok": False, "message", "stale"?}``
+    with nothing written. :func:`consolidate_revert` undoes (and redoes) it."""
+    from .memory.consolidate_apply import apply_merge
+
+    return apply_merge(home, group_id, merged_text)
+
+
+def consolidate_revert(
+    home: HermesHome, changes: list[dict[str, Any]], reverse: bool = True
+) -> dict[str, Any]:
+    """Undo (``reverse``) or redo a :func:`consolidate_apply`: each store back from its
+    ``after`` to its ``before`` (or forward), merging in later writes; all or none."""
+    from .memory.consolidate_apply import set_stores
+
+    return set_stores(home, changes, reverse=reverse)
+
+
 def store_status(home: HermesHome) -> dict[str, Any]:
     """What ``status --json`` prints: ``{"home", "profile", "provider", "stores": {target:
     {"file", "enabled", "limit", "exists", "entries", "used", "percent", "over_budget",

@@ -13,6 +13,7 @@ The panel wires its parts together; the parts themselves are in the sibling modu
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Callable
 from datetime import datetime
@@ -66,6 +67,7 @@ class GraphPanel(QWidget):
         self.mask = np.zeros(0, dtype=bool)
         self.error: str | None = None
         self._growth: tuple = ()
+        self._incoming: GraphSnapshot | None = None  # shown on the next turn
         self._awaiting_draw = False
         self.ready = False
         self._closed = False
@@ -233,19 +235,39 @@ class GraphPanel(QWidget):
         self.sig_ready.emit()
 
     def _apply_snapshot(self, snapshot: GraphSnapshot) -> None:
+        """Show a snapshot over two turns of the event loop, so that neither blocks the UI
+        for long: the panels around the canvas first, then the canvas (whose nodes arrive
+        in slices) together with ``self.snapshot``/``self.data``; ``sig_ready`` follows the
+        last slice."""
         if self._closed:
             return
-        first = self.snapshot is None or self.snapshot.request.mode != snapshot.request.mode
-        same_data = snapshot.data is self.data  # a new layout of the nodes already shown
-        self.snapshot = snapshot
-        self.data = data = snapshot.data
-        self.error = None
+        data = snapshot.data
+        same_data = data is self.data  # a new layout of the nodes already shown
+        self._incoming = snapshot
+        mask = self.mask
         if not same_data:
             self._fill_categories(data)
             if self.replay.state is not None and self.state.replayed is not None:
                 self.state = self.state.with_(replayed=replayed_ids(data.nodes, self.replay.state))
-            self.mask = visible_mask(data, self.state)
+            mask = visible_mask(data, self.state)
         self.pages.show_graph(empty=data.size == 0)
+        self.count_label.setText(showing_text(int(mask.sum()), data.size))
+        if not same_data:
+            self.warnings_frame.show_warnings(data.warnings)
+            self.sidebar.seed_unused_dates(data)
+            self._growth = snapshot.growth or growth_histogram(data)
+        self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
+        QTimer.singleShot(0, self, functools.partial(self._draw_snapshot, snapshot, self.state))
+
+    def _draw_snapshot(self, snapshot: GraphSnapshot, state: FilterState) -> None:
+        if self._closed or snapshot is not self._incoming:
+            return  # a newer snapshot arrived meanwhile: it draws instead
+        first = self.snapshot is None or self.snapshot.request.mode != snapshot.request.mode
+        data = snapshot.data
+        same_data = data is self.data
+        if not same_data or state is not self.state:  # (filters may have changed)
+            self.mask = visible_mask(data, self.state)
+        self.snapshot, self.data, self.error = snapshot, data, None
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
         if not same_data:
             self._show_legend()
@@ -254,11 +276,6 @@ class GraphPanel(QWidget):
             self.view.select(self._select_after)
             self._select_after = None
         self._update_count()
-        if not same_data:
-            self.warnings_frame.show_warnings(data.warnings)
-            self.sidebar.seed_unused_dates(data)
-            self._growth = growth_histogram(data)
-        self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
         self._sync_details()
         if not same_data:
             self._show_overview(snapshot.overview)

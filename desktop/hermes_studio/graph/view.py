@@ -18,12 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QKeyEvent, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
 
+from ..pyqtgraph_loader import pyqtgraph as pg
 from .colours import ColourBook
 from .health import draw_badges, problems_text
 from .labels import (
@@ -63,7 +63,7 @@ EDGE_BUDGET = 2500
 EDGE_SETTLE_MS = 180
 #: Glyphs handed to pyqtgraph per turn of the event loop: styling them is pure Python
 #: (~40 µs each), so a big graph arrives in slices and the UI never blocks for long.
-DRAW_SLICE = 800
+DRAW_SLICE = 400
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -471,6 +471,8 @@ class GraphView(pg.GraphicsView):
         ]
         self._slice_timer.stop()
         self.node_item.setData(**self._slices.pop(0))
+        if self._slices:  # one paint once every slice is in, not one per slice
+            self.setUpdatesEnabled(False)
         self._next_slice(first=True)
 
     @property
@@ -484,6 +486,7 @@ class GraphView(pg.GraphicsView):
         if self._slices:
             self._slice_timer.start()
         else:
+            self.setUpdatesEnabled(True)
             self.sig_drawn.emit()
 
     def _move_nodes(self) -> None:

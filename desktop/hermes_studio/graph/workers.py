@@ -41,6 +41,7 @@ from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.learning.memory_dates import history_key
 
+from .filters import growth_histogram
 from .layout import CLUSTERS, TIMELINE, LayoutCancelled, LayoutEngine, LayoutResult
 from .model import GraphData, graph_from_payload
 from .overview import overview_html
@@ -82,6 +83,7 @@ class GraphSnapshot:
     serial: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     overview: str = ""  # the details pane's overview of ``data`` (made here, off the UI thread)
+    growth: tuple = ()  # the scrubber's histogram of ``data`` (made here too)
 
 
 class PositionCache:
@@ -142,6 +144,7 @@ class GraphJobs:
         self._last: GraphData | None = None
         self._last_include_all: bool | None = None
         self._overview = ""
+        self._growth: tuple = ()
 
     def _layout(self, data: GraphData, mode: str, should_stop: Callable[[], bool] | None = None) -> LayoutResult:
         if not self._positions_loaded:
@@ -190,6 +193,7 @@ class GraphJobs:
             data = graph_from_payload(payload)
             self._last, self._last_include_all = data, request.include_all
             self._overview = overview_html(data)
+            self._growth = growth_histogram(data)
         built = time.perf_counter()
         layout = self._layout(data, request.mode)
         done = time.perf_counter()
@@ -200,6 +204,7 @@ class GraphJobs:
             build_seconds=built - started,
             layout_seconds=done - built,
             overview=self._overview,
+            growth=self._growth,
         )
 
 

@@ -7,15 +7,22 @@ and which is current; this column only shows them.
 Cards are reordered by dragging their grip: the column draws where the card would land,
 scrolls near its edges, and reports the drop as ``sig_dropped(uid, index)``; the editor
 makes the (undoable) move. A drag only lands in the column it started from.
+
+Card widgets are costly (a text editor, a highlighter, a dozen child widgets each), so a
+window that is on screen never builds them all in one go: while the column is hidden (the
+Memory tab not shown yet) new cards wait, and once it shows they arrive a few at a time
+per turn of the event loop (``sig_built`` says when the column is complete). Outside a
+shown window (a widget being set up, or under test) they are built at once.
 """
 
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QByteArray, QEvent, QMimeData, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QDrag
+from PySide6.QtGui import QDrag, QShowEvent
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from .card import EntryCard
@@ -26,6 +33,8 @@ ENTRY_MIME = "application/x-hermes-studio-entry"
 #: Within this many pixels of the column's top or bottom, a drag scrolls it.
 AUTOSCROLL_MARGIN = 32
 _column_ids = itertools.count(1)
+#: How long one turn of the event loop may spend making card widgets (keeps the UI fluid).
+BUILD_SLICE_MS = 12
 EMPTY_HINT = "No entries yet. Press Ctrl+N (or “New entry”) to write the first one."
 
 
@@ -33,10 +42,20 @@ class CardList(QScrollArea):
     """The editor's cards, one under another, or a hint when there are none."""
 
     sig_dropped = Signal(int, int)  # (uid, its index among the other cards)
+    sig_built = Signal()  # cards that were waiting have all been made
 
-    def __init__(self, wire: Callable[[EntryCard], None], parent: QWidget | None = None):
+    def __init__(
+        self,
+        wire: Callable[[EntryCard], None],
+        parent: QWidget | None = None,
+        *,
+        current: Callable[[], tuple[Sequence[Card], set[int]]] | None = None,
+    ):
         super().__init__(parent)
         self._wire = wire  # connects a new card to the editor
+        # the document's cards and ticks now: waiting cards are made from these, never from
+        # an older sync (whose texts would overwrite what was typed since)
+        self._current = current
         self._column_id = next(_column_ids)
         self.cards: dict[int, EntryCard] = {}
         self.cards_widget = QWidget(self)
@@ -59,9 +78,54 @@ class CardList(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setWidget(self.cards_widget)
+        self._states: Sequence[Card] = ()
+        self._selected: set[int] = set()
+        self._waiting = False  # some cards of the document have no widget yet
+        self._build_timer = QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.setInterval(0)
+        self._build_timer.timeout.connect(self._build_more)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every card of the document has its widget."""
+        return not self._waiting
+
+    def ensure_built(self) -> None:
+        """Make every waiting card now (a caller needs them all)."""
+        if self._waiting:
+            self._sync(*self._latest(), budget=None)
+
+    def _latest(self) -> tuple[Sequence[Card], set[int]]:
+        return self._current() if self._current is not None else (self._states, self._selected)
+
+    def _budget(self) -> float | None:
+        """Seconds this turn may spend making cards (at least one card is made): None for
+        no limit, negative to make none yet."""
+        if not self.window().isVisible():
+            return None  # nothing is on screen to keep fluid
+        if not self.isVisible():
+            return -1.0  # made when the column shows
+        return BUILD_SLICE_MS / 1000
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._waiting:  # the first cards before the first paint, the rest turn by turn
+            self._build_more()
+
+    def _build_more(self) -> None:
+        if self._waiting:
+            self._sync(*self._latest(), budget=self._budget())
 
     def sync(self, states: Sequence[Card], selected: set[int]) -> None:
-        """Make the card widgets match the document (reusing widgets by uid)."""
+        """Make the card widgets match the document (reusing widgets by uid); cards without
+        a widget yet may be made over the next turns of the event loop (see the module)."""
+        self._sync(states, selected, budget=self._budget())
+
+    def _sync(self, states: Sequence[Card], selected: set[int], budget: float | None) -> None:
+        self._states, self._selected = tuple(states), set(selected)
+        was_waiting = self._waiting
+        deadline = None if budget is None else time.perf_counter() + budget
         wanted = [card.uid for card in states]
         for uid in list(self.cards):
             if uid not in wanted:
@@ -73,19 +137,36 @@ class CardList(QScrollArea):
         for uid in wanted:
             if uid in self.cards:
                 self.cards_layout.removeWidget(self.cards[uid])
+        slot = 1  # after the empty label
+        made = 0
+        self._waiting = False
         for position, card_state in enumerate(states):
             widget = self.cards.get(card_state.uid)
             if widget is None:
+                # at least one card per turn, so that the column always makes progress
+                out_of_time = budget is not None and (
+                    budget < 0 or (made > 0 and time.perf_counter() > deadline)
+                )
+                if out_of_time:
+                    self._waiting = True
+                    continue
                 widget = EntryCard(card_state.uid, card_state.text, self.cards_widget)
                 self._wire(widget)
                 self.cards[card_state.uid] = widget
+                made += 1
             else:
                 widget.set_text(card_state.text)
             widget.set_number(position + 1, len(wanted))
             widget.set_selected(card_state.uid in selected)
-            self.cards_layout.insertWidget(position + 1, widget)  # after the empty label
+            self.cards_layout.insertWidget(slot, widget)
+            slot += 1
             widget.show()
         self.empty_label.setVisible(not wanted)
+        if self._waiting:
+            if self.isVisible():
+                self._build_timer.start()
+        elif was_waiting:
+            self.sig_built.emit()
 
     def set_empty_text(self, text: str | None) -> None:
         """What the column says when it has no cards (``None``: the usual hint)."""

@@ -93,6 +93,7 @@ class StoreEditor(QWidget):
         self.current_uid: int | None = None
         self.check: DraftCheck | None = None
         self._check_cache: dict[str, EntryCheck] = {}
+        self._check_waiting = False  # a check put off until the editor shows
         self.disk = DiskSync(self)
         self.saver = Saver(self)
 
@@ -165,8 +166,11 @@ class StoreEditor(QWidget):
         self.problem_banner = Banner(self)  # refusals and read errors
         self.file_banner = Banner(self)  # drift, deletion, disabled store
 
-        self.card_list = CardList(self._wire_card, self)
+        self.card_list = CardList(
+            self._wire_card, self, current=lambda: (self.document.cards, self.selected)
+        )
         self.card_list.sig_dropped.connect(self._on_card_dropped)
+        self.card_list.sig_built.connect(self._cards_built)
         # The column's parts, by the names callers use.
         self.scroll = self.card_list
         self.empty_label = self.card_list.empty_label
@@ -209,9 +213,19 @@ class StoreEditor(QWidget):
     def schedule_check(self) -> None:
         self._check_timer.start()
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._check_waiting:
+            self.run_check()
+
     def run_check(self) -> None:
-        """Ask the engine about the draft: findings, duplicates, usage, the prompt block."""
+        """Ask the engine about the draft: findings, duplicates, usage, the prompt block.
+        An editor hidden in a shown window (another tab) checks once it shows."""
         self._check_timer.stop()
+        self._check_waiting = self.window().isVisible() and not self.isVisible()
+        if self._check_waiting:
+            self.update_actions()
+            return
         limit = self.status.limit if self.status else 0
         texts = self.document.texts()
         if len(self._check_cache) > 4 * len(texts) + 64:
@@ -256,6 +270,16 @@ class StoreEditor(QWidget):
             self.current_uid = None
         self.schedule_check()
         self.update_actions()
+
+    def _cards_built(self) -> None:
+        """Cards that waited for the column to show now exist: give them their marks."""
+        if not self.alive():
+            return
+        if self.disk.conflicts and not self.conflict_bar.isHidden():
+            marked = {uid for conflict in self.disk.conflicts for uid in conflict.uids}
+            for uid, card in self.card_list.cards.items():
+                card.set_conflict(uid in marked)
+        self.run_check()
 
     def _wire_card(self, card: EntryCard) -> None:
         """Connect a card the card list just made: its edits become document changes."""
@@ -309,6 +333,8 @@ class StoreEditor(QWidget):
             self.focus_card(uid)
 
     def focus_card(self, uid: int) -> None:
+        if uid not in self.card_list.cards:
+            self.card_list.ensure_built()
         card = self.card_list.cards.get(uid)
         if card is None:
             return
@@ -317,6 +343,7 @@ class StoreEditor(QWidget):
         self.card_list.ensureWidgetVisible(card, 0, 24)
 
     def card_at(self, index: int) -> EntryCard:
+        self.card_list.ensure_built()
         return self.card_list.cards[self.document.cards[index].uid]
 
     # --- editing commands -----------------------------------------------------------------

@@ -1,18 +1,28 @@
-"""The Memory tab (both editors) and the compact pair of meters in the status bar."""
+"""The Memory tab (both editors and the Consolidate view) and the compact pair of meters in
+the status bar."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
+from hermes_memory.memory.edits import check_draft
 from hermes_memory.memory.entries import FILE_NAMES, TARGETS
 from hermes_memory.memory.status import StoreStatus
 
 from ..workspace import Workspace
+from .consolidate import ConsolidateView
 from .editor import TITLES, StoreEditor
 from .meter import CapacityMeter
 
 SHORT_LABELS = {"memory": "Notes", "user": "Profile"}
+
+
+def warm_checks() -> None:
+    """Run one draft check off the UI thread, so that the first check while typing finds
+    the scanner's patterns compiled and its character tables built (about 100 ms). Pure
+    computation, no disk: it runs on this machine for a remote home too."""
+    check_draft("memory", ["Warm-up: the scanner's tables are built here."], 0, (), {})
 
 
 class MemoryEditors(QWidget):
@@ -21,6 +31,7 @@ class MemoryEditors(QWidget):
     def __init__(self, workspace: Workspace, parent: QWidget | None = None):
         super().__init__(parent)
         self.workspace = workspace
+        workspace.read(warm_checks)  # before the stores are read: the checks then run fast
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.editors: dict[str, StoreEditor] = {}
@@ -31,6 +42,11 @@ class MemoryEditors(QWidget):
             self.editors[target] = editor
             self.tabs.addTab(editor, TITLES[target][0])
             self.tabs.setTabToolTip(self.tabs.count() - 1, FILE_NAMES[target])
+        self.consolidate = ConsolidateView(workspace, self)
+        self.tabs.addTab(self.consolidate, "Consolidate")
+        self.tabs.setTabToolTip(
+            self.tabs.count() - 1, "Merge near-duplicate and overlapping entries; see stale ones"
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -40,8 +56,13 @@ class MemoryEditors(QWidget):
         self.tabs.setCurrentWidget(editor)
         return editor
 
-    def current_target(self) -> str:
-        return next(t for t, e in self.editors.items() if e is self.tabs.currentWidget())
+    def show_consolidate(self) -> ConsolidateView:
+        self.tabs.setCurrentWidget(self.consolidate)
+        return self.consolidate
+
+    def current_target(self) -> str | None:
+        """The store whose editor is shown (None on the Consolidate view)."""
+        return next((t for t, e in self.editors.items() if e is self.tabs.currentWidget()), None)
 
     def unsaved(self) -> list[StoreEditor]:
         return [editor for editor in self.editors.values() if editor.has_unsaved_work()]

@@ -323,12 +323,11 @@ class MainWindow(QMainWindow):
         changes = result.get("changes") or []
         if not changes:
             return
-        call = self.workspace.backend.call
         self.history.record(
             str(result.get("label") or "merge entries"),
             changes[0]["target"],
-            functools.partial(call, "consolidate_revert", {"changes": changes, "reverse": True}),
-            functools.partial(call, "consolidate_revert", {"changes": changes, "reverse": False}),
+            ("consolidate_revert", {"changes": changes, "reverse": True}),
+            ("consolidate_revert", {"changes": changes, "reverse": False}),
         )
 
     def _draft_first(self, editor: StoreEditor | None, redo: bool) -> bool:

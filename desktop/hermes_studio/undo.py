@@ -77,6 +77,9 @@ class History(QObject):
 
     def record(self, label: str, kind: str, undo_work: Call, redo_work: Call) -> None:
         """Add a change the engine has just made."""
+        for step in (undo_work, redo_work):  # refused here, not later inside Qt's undo()
+            if not (isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str)):
+                raise TypeError(f"an undo step is (method, params), not {step!r}")
         self.stack.push(EngineCommand(self, label, kind, undo_work, redo_work))
 
     def record_calls(self, label: str, undo: FaceCall, redo: FaceCall) -> None:

@@ -160,6 +160,8 @@ def test_staged_writes_are_ghost_nodes_that_open_their_inbox_item(qtbot, home):
     ghost = next(g for g in overlays.ghosts if g.item["id"] == "5c000001")
     assert ghost.pen().style() == Qt.PenStyle.DashLine
     view = window.graph.view
+    # a person clicks what the fitted canvas shows (its nodes arrive over a few turns)
+    qtbot.waitUntil(lambda: view.viewport().rect().contains(view.mapFromScene(ghost.scenePos())), timeout=10_000)
     where = view.mapFromScene(ghost.scenePos())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=where)
     assert window.current_view() == "inbox"

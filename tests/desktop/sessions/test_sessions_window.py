@@ -58,6 +58,7 @@ def test_where_this_came_from_on_a_memory_card(window, qtbot):
     editor = window.open_memory("memory")
     qtbot.waitUntil(lambda: editor.status is not None, timeout=5000)
     uid = next(c.uid for c in editor.document.cards if c.text.startswith("Releases go through"))
+    qtbot.waitUntil(lambda: uid in editor.card_list.cards, timeout=10_000)  # cards arrive a few a turn
     card = editor.card_list.cards[uid]
     with qtbot.waitSignal(window.sessions.sig_transcript_shown, timeout=5000):
         qtbot.mouseClick(card.origin_button, Qt.MouseButton.LeftButton)

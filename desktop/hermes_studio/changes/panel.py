@@ -17,11 +17,12 @@ import time
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QEventLoop, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ..settings import Settings
 from ..undo import History
+from ..waiting import wait_until_ready
 from ..workspace import Change, Workspace
 from . import render
 from .card import ChangeCard
@@ -312,10 +313,5 @@ class ChangesPanel(QWidget):
         self.settings.set_home_value(self.label, UNSEEN_KEY, sorted(self.unseen))
 
     def wait_ready(self, timeout_ms: int = 5000) -> bool:
-        if not self.ready:
-            loop = QEventLoop()
-            QTimer.singleShot(timeout_ms, loop.quit)
-            self.sig_ready.connect(loop.quit)
-            loop.exec()
-            self.sig_ready.disconnect(loop.quit)
-        return self.ready
+        """Run the event loop until the first changes are shown (for screenshots)."""
+        return wait_until_ready(lambda: self.ready, self.sig_ready, timeout_ms)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QEvent, QEventLoop, QItemSelectionModel, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..waiting import wait_until_ready
 from ..workspace import Change, Workspace
 from . import workers
 from .details import InboxDetails, _label
@@ -263,13 +264,7 @@ class InboxPanel(QWidget):
 
     def wait_ready(self, timeout_ms: int = 3000) -> bool:
         """Run the event loop until the first listing is shown (for screenshots)."""
-        if not self.ready:
-            loop = QEventLoop()
-            QTimer.singleShot(timeout_ms, loop.quit)
-            self.sig_ready.connect(loop.quit)
-            loop.exec()
-            self.sig_ready.disconnect(loop.quit)
-        return self.ready
+        return wait_until_ready(lambda: self.ready, self.sig_ready, timeout_ms)
 
     def _update_buttons(self) -> None:
         items = self.selected_items()

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +38,7 @@ from hermes_memory.history.recording import ORIGIN_LABELS
 from hermes_memory.memory.entries import FILE_NAMES, TARGETS
 
 from ..undo import History
+from ..waiting import wait_until_ready
 from ..workspace import Change, Workspace
 from . import render, restoring
 
@@ -397,13 +398,7 @@ class VersionsPanel(QWidget):
 
     def wait_ready(self, timeout_ms: int = 5000) -> bool:
         """Run the event loop until the first list and diff are shown (for screenshots)."""
-        if not self.ready:
-            loop = QEventLoop()
-            QTimer.singleShot(timeout_ms, loop.quit)
-            self.sig_ready.connect(loop.quit)
-            loop.exec()
-            self.sig_ready.disconnect(loop.quit)
-        return self.ready
+        return wait_until_ready(lambda: self.ready, self.sig_ready, timeout_ms)
 
     # --- restoring ------------------------------------------------------------------------
     def _restore_target(self) -> tuple[dict[str, Any], str | None] | None:

@@ -118,11 +118,13 @@ class EngineClient:
         except OSError as exc:
             raise RemoteError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
         process = self._process
-        threading.Thread(target=self._read_answers, args=(process,), daemon=True,
-                         name="engine-client-reader").start()
+        # the stderr reader first: an ssh that fails at once is explained by the answers
+        # reader, which must find this reader to wait for ssh's last words
         self._stderr_reader = threading.Thread(target=self._read_stderr, args=(process,),
                                                daemon=True, name="engine-client-stderr")
         self._stderr_reader.start()
+        threading.Thread(target=self._read_answers, args=(process,), daemon=True,
+                         name="engine-client-reader").start()
         try:
             hello = self.request("hello", {"protocol": p.PROTOCOL_VERSION, "engine": __version__},
                                  self.connect_timeout)

@@ -286,6 +286,9 @@ def ask_and_export(window: Any, kind: str, whole: bool = False) -> Export | None
     """Ask where to save, then export with a progress dialog (File ▸ Export)."""
     from PySide6.QtWidgets import QFileDialog
 
+    if kind == "gif" and not gif_available():
+        window.statusBar().showMessage(NO_GIF, 15000)
+        return None
     what = "the growth animation" if kind == "gif" else "the whole graph" if whole else "the current view"
     path, _filter = QFileDialog.getSaveFileName(window, f"Export {what}", str(default_path(window.home.label, kind)),
                                                 KINDS[kind])  # fmt: skip
@@ -296,11 +299,26 @@ def ask_and_export(window: Any, kind: str, whole: bool = False) -> Export | None
     return start_export(window, kind, Path(path), whole=whole)
 
 
+def gif_available() -> bool:
+    """Whether Pillow, which encodes the GIF, is installed (the frozen app leaves it out to
+    stay within its size budget; PNG and SVG need only Qt)."""
+    import importlib.util
+
+    return importlib.util.find_spec("PIL") is not None
+
+
+NO_GIF = ("The growth animation needs Pillow, which this build of the app does not include; "
+          "PNG and SVG export work. Install the app with pip (the desktop extra) to export it.")
+
+
 def start_export(window: Any, kind: str, path: Path, *, whole: bool = False) -> Export | None:
     """Export the window's graph to ``path``, showing progress with Cancel."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QProgressDialog
 
+    if kind == "gif" and not gif_available():
+        window.statusBar().showMessage(NO_GIF, 15000)
+        return None
     graph = window.graph
     if graph.data is None:
         window.statusBar().showMessage("Nothing to export yet: the graph is still being read.", 8000)

@@ -151,3 +151,25 @@ def test_an_unwritable_target_is_a_clear_failure(qtbot, make_panel, demo_home, t
     panel = make_panel(demo_home)
     ok, message = finish(qtbot, export.export_picture(panel.view, tmp_path / "missing" / f"x.{kind}", kind))
     assert not ok and "Cannot write in" in message
+
+
+def test_without_pillow_the_growth_export_says_why_and_writes_nothing(qtbot, demo_home, tmp_path, monkeypatch):
+    # the frozen app leaves Pillow out (packaging/hermes-studio.spec): the GIF is refused in words
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "PIL" else real_find_spec(name, *a))
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: asked.append(a) or ("", "")))
+    window = MainWindow(demo_home, view="graph")
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.graph.ready, timeout=20000)
+    assert window.commands.trigger("file.export.growth")
+    assert "needs Pillow" in window.statusBar().currentMessage()
+    assert not asked and getattr(window, "export_job", None) is None
+    target = tmp_path / "out" / "growth.gif"
+    target.parent.mkdir()
+    assert export.start_export(window, "gif", target) is None
+    assert list(target.parent.iterdir()) == []
+    window.close()

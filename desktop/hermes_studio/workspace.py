@@ -7,7 +7,9 @@ changed from its signals:
   initial load, after our own write, or after the file changed on disk;
 - ``sig_changed(Change)``: what changed and who changed it (``"app"`` or ``"disk"``); a
   ``skills`` change from disk carries the changed ``paths`` in its detail, or ``rescan``
-  when events were lost and anything may have changed;
+  when events were lost and anything may have changed; ``history`` from disk follows
+  once the writes others made were recorded as versions (one capture per batch of events,
+  and one at open: views that list history only read it again);
 - ``sig_error(str)``: a message for the person (nothing was written);
 - ``sig_connection(state, message)``: for a remote home, ``connecting``, ``connected`` or
   ``lost`` (a local home is always ``local``).
@@ -49,6 +51,8 @@ WATCH_START_WAIT = 0.05
 
 #: Every kind of change: what an overflow of the event queue may have hidden.
 ALL_KINDS = ("memory", "user", "config", "skills", "sessions")
+#: Changes on disk to these become history versions (see :meth:`Workspace.capture_history`).
+CAPTURED_KINDS = frozenset({"memory", "user", "skills"})
 
 #: Quiet period after the last file event before reloading; short enough that a meter
 #: follows an agent's write well within 300 ms.
@@ -115,8 +119,9 @@ def _failure(method: str, exc: Exception, writing: bool, host: str | None) -> Ca
 
 @dataclass(frozen=True)
 class Change:
-    """What changed: ``kind`` is ``memory``, ``user``, ``config``, ``skills``, ``sessions``
-    or ``pending`` (a record staged or decided in the write queue)."""
+    """What changed: ``kind`` is ``memory``, ``user``, ``config``, ``skills``, ``sessions``,
+    ``pending`` (a record staged or decided in the write queue) or ``history`` (versions
+    recorded: ``"disk"`` when a capture recorded someone else's writes)."""
 
     kind: str
     origin: str  # "app" (our own write) or "disk" (someone else, e.g. the agent)
@@ -212,6 +217,7 @@ class Workspace(QObject):
         self._reconnect.timeout.connect(self.reconnect)
         self._reconnect_delay = RECONNECT_FIRST_MS
         self._was_connected = False
+        self._capturing = self._capture_again = False
         if self.remote:
             from .remote.backend import RemoteBackend
 
@@ -226,6 +232,10 @@ class Workspace(QObject):
             self.backend = LocalBackend(home)
             if watch:
                 self._start_watching()
+        if self.remote or self.home.path.is_dir():
+            # First on the writer queue, so the views' first history calls see what the
+            # agent wrote while the home was closed.
+            self.capture_history()
 
     # --- lifecycle ----------------------------------------------------------------------
     def _start_watching(self) -> None:
@@ -346,12 +356,14 @@ class Workspace(QObject):
         on_done: Callable[[Any], None] | None = None,
         *,
         write: str | None = None,
+        ordered: bool = False,
     ) -> Future | None:
         """Call ``method`` of the engine face (``hermes_memory.api``) for this home.
 
         ``params`` are its keyword arguments after ``home``: plain data, so the same call
         can travel to a remote home. Reads run on the reader thread; ``write=KIND`` runs it
-        as a mutation of that kind on the writer thread (see :meth:`write`).
+        as a mutation of that kind on the writer thread (see :meth:`write`); ``ordered``
+        runs a read on the writer thread, so it sees every write queued before it.
         ``on_done(result)`` runs on the UI thread.
         """
         backend, params = self.backend, dict(params or {})
@@ -368,7 +380,40 @@ class Workspace(QObject):
 
         if writing:
             return self.write(write, work, on_done)
-        return self.read(work, on_done)
+        return self._submit(self._writer if ordered else self._reader, work, on_done)
+
+    # --- history ------------------------------------------------------------------------
+    def capture_history(self) -> None:
+        """Record what someone else changed (the agent's writes) as history versions.
+
+        Runs once at open and once per batch of disk events, on the writer thread, so a
+        view's own history call queued after it sees the new versions. When something was
+        recorded, ``Change("history", "disk")`` follows: the views that list history only
+        read it again. A request while one runs makes one more capture afterwards.
+        """
+        if self._capturing:
+            self._capture_again = True
+            return
+        self._capturing = True
+        backend = self.backend
+
+        def work() -> Any:
+            try:
+                if getattr(backend, "remote", False):
+                    return backend.call("history_capture", {}, write=True)
+                return backend.call("history_capture", {})
+            except Exception as exc:
+                return _failure("history_capture", exc, True, getattr(backend, "host", None))
+
+        self._submit(self._writer, work, self._history_captured)
+
+    def _history_captured(self, result: Any) -> None:
+        self._capturing = False
+        if isinstance(result, dict) and result.get("recorded"):
+            self.sig_changed.emit(Change("history", "disk", {"result": result}))
+        if self._capture_again:
+            self._capture_again = False
+            self.capture_history()
 
     # --- stores -------------------------------------------------------------------------
     def refresh_store(self, target: str, origin: str = "app") -> None:
@@ -483,6 +528,8 @@ class Workspace(QObject):
         paths, self._pending_skill_paths = self._pending_skill_paths, set()
         if "config" in kinds:  # budgets or enabled flags may have changed
             kinds.update(TARGETS)
+        if kinds & CAPTURED_KINDS:
+            self.capture_history()
         for kind in sorted(kinds):
             if kind in TARGETS:
                 self.refresh_store(kind, origin="disk")  # emits its Change once re-read

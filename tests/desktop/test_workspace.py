@@ -13,8 +13,15 @@ from hermes_studio.workspace import Change, Workspace, classify
 def workspace(home, qtbot):
     home.memory_file.write_text("alpha\n§\nbeta", encoding="utf-8")
     ws = Workspace(home)
+    # at open, the Workspace records the seeded file as its first history version
+    with qtbot.waitSignal(ws.sig_changed, timeout=5000, check_params_cb=_is_history):
+        pass
     yield ws
     ws.close()
+
+
+def _is_history(change: Change) -> bool:
+    return change.kind == "history" and change.origin == "disk"
 
 
 def _statuses(qtbot, ws, target, count=1):
@@ -70,6 +77,20 @@ def test_own_write_reports_app_change_without_a_disk_echo(qtbot, home, workspace
     qtbot.wait(400)  # let the file events of our own write arrive and settle
     assert [(c.kind, c.origin) for c in changes] == [("memory", "app")]
     assert workspace.statuses["memory"].entries == ("alpha", "beta", "gamma")
+
+
+def test_a_write_on_disk_is_recorded_in_history_once(qtbot, home, workspace):
+    events = home.path / ".memory-studio" / "history" / "events.jsonl"
+    before = events.read_text(encoding="utf-8").splitlines()
+    changes = []
+    workspace.sig_changed.connect(changes.append)
+    with qtbot.waitSignal(workspace.sig_changed, timeout=5000, check_params_cb=_is_history) as blocker:
+        atomic_write_text(home.memory_file, "alpha\n§\nbeta\n§\ngamma", ".mem_")
+    assert blocker.args[0].detail["result"]["recorded"] == 1
+    qtbot.wait(400)  # any further capture would have landed by now
+    added = events.read_text(encoding="utf-8").splitlines()[len(before):]
+    assert len(added) == 1
+    assert [c for c in changes if _is_history(c)] == [blocker.args[0]]
 
 
 def test_refused_write_reports_the_engine_message_and_no_change(qtbot, home, workspace):

@@ -1,10 +1,11 @@
 """The Changes tab: "Since you last looked" on opening a home, and a live feed while open.
 
-On opening, the panel asks the engine (``changes_since``, after a capture of what someone
-else wrote on disk) for every version recorded since this home was last open here (a time
-kept per home in the app settings), and the skills used since. While the home is open, each
-change on disk (``Workspace.sig_changed`` with origin ``"disk"``) leads to another capture,
-and the new versions land at the top of the live feed, and the node pulses in the graph.
+On opening, the panel asks the engine (``changes_since``) for every version recorded since
+this home was last open here (a time kept per home in the app settings), and the skills used
+since; the Workspace has recorded what someone else wrote on disk first. While the home is
+open, each capture of changes on disk (``Workspace.sig_changed`` with kind ``"history"`` and
+origin ``"disk"``) lands its new versions at the top of the live feed, and the node pulses
+in the graph.
 
 Undo restores the version before a change through the engine (only while nothing changed it
 since), and goes on the app-wide undo stack so Ctrl+Z takes it back; Pin pins a skill the
@@ -34,7 +35,6 @@ FIRST_LOOK = 20
 #: At most this many changes are listed in each section (the History tab has them all).
 MAX_SHOWN = 200
 MAX_UNSEEN = 500
-LIVE_KINDS = {"memory", "user", "skills"}
 #: Equal timestamps: the next fetch starts this far back and drops the ids already shown.
 OVERLAP_SECONDS = 1.0
 
@@ -143,9 +143,9 @@ class ChangesPanel(QWidget):
         return lambda result: callback(result) if shiboken6.isValid(self) else None
 
     def load_since(self) -> None:
-        params: dict[str, Any] = {"since": self.last_seen, "capture": True,
+        params: dict[str, Any] = {"since": self.last_seen,
                                   "limit": FIRST_LOOK if self.last_seen is None else MAX_SHOWN}  # fmt: skip
-        self.workspace.call("changes_since", params, self._alive(self._since_loaded), write="history")
+        self.workspace.call("changes_since", params, self._alive(self._since_loaded), ordered=True)
 
     def _since_loaded(self, result: dict[str, Any]) -> None:
         feed = self.since_feed
@@ -200,17 +200,17 @@ class ChangesPanel(QWidget):
 
     # --- live ------------------------------------------------------------------------------
     def _on_change(self, change: Change) -> None:
-        if change.origin == "disk" and change.kind in LIVE_KINDS:
+        if change.origin == "disk" and change.kind == "history":
             self.fetch_live()
 
     def fetch_live(self) -> None:
-        """Capture what changed on disk and add the new versions to the live feed."""
+        """Add the versions recorded since the last fetch to the live feed."""
         if self._fetching:
             self._fetch_again = True
             return
         self._fetching = True
-        params = {"since": self.live_since, "capture": True, "exclude_origins": ["app"]}
-        self.workspace.call("changes_since", params, self._alive(self._live_loaded), write="history")
+        params = {"since": self.live_since, "exclude_origins": ["app"]}
+        self.workspace.call("changes_since", params, self._alive(self._live_loaded), ordered=True)
 
     def _live_loaded(self, result: dict[str, Any]) -> None:
         self._fetching = False

@@ -325,7 +325,9 @@ class HistoryReplay(QObject):
         self.sig_state.emit(when, self.state)
 
     def _on_change(self, change) -> None:
-        if change.kind in HISTORY_KINDS and self._alive():
+        # Someone else's write counts once the Workspace has recorded it (kind "history").
+        recorded = change.kind == "history" or (change.origin == "app" and change.kind in HISTORY_KINDS)
+        if recorded and self._alive():
             self.refresh_growth()
             if self.when is not None:
                 self.request(self.when)

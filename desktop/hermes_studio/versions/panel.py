@@ -8,8 +8,8 @@ who made it (origin) and in which session. One selected version shows what it ch
 them. Restore (Ctrl+Enter) goes through the engine's normal write path on the writer
 thread and lands on the app's undo stack.
 
-Live: a change on disk is recorded first (``history_capture``, so the agent's writes
-become versions), then the list is read again; all engine calls go through
+Live: the Workspace records each change on disk as versions (the agent's writes), then
+says so with a ``history`` change, and the list is read again; all engine calls go through
 :meth:`Workspace.call`, so nothing here touches the disk.
 """
 
@@ -156,7 +156,7 @@ class VersionsPanel(QWidget):
         workspace.sig_changed.connect(self._on_change)
         self._update_buttons()
         self.header.setText("Reading history…")
-        self.capture()
+        self._reload_timer.start()
 
     # --- engine calls ---------------------------------------------------------------------
     def _alive(self) -> bool:
@@ -169,21 +169,10 @@ class VersionsPanel(QWidget):
 
         self.workspace.call(method, params, answered, write=write)
 
-    def capture(self) -> None:
-        """Record what changed outside the engine (the agent's writes), then list again."""
-        def done(result: dict[str, Any]) -> None:
-            if not result.get("ok"):
-                self.reload()  # the listing says what is wrong with the history
-
-        self._call("history_capture", {}, done, write="history")
-        self._reload_timer.start()
-
     def _on_change(self, change: Change) -> None:
-        if not self._alive() or change.kind not in RELOAD_KINDS:
-            return
-        if change.origin == "disk":
-            self.capture()
-        else:
+        # Someone else's write is listed once the Workspace has recorded it (kind "history").
+        relist = change.kind == "history" or (change.origin == "app" and change.kind in RELOAD_KINDS)
+        if self._alive() and relist:
             self._reload_timer.start()
 
     # --- subjects -------------------------------------------------------------------------

@@ -106,6 +106,29 @@ def test_live_change_appears_pulses_and_undo_restores_the_bytes(qtbot, home):
     window.close()
 
 
+def test_one_agent_write_is_captured_once_for_every_view(qtbot, home):
+    seed(home)
+    window = open_window(qtbot, home)
+    window.set_view("history")  # the History tab lists too, and must not capture again
+    versions = window.versions
+    qtbot.waitUntil(lambda: len(versions.items) == 1, timeout=10000)  # seed's MEMORY.md version
+    calls: list[str] = []  # each engine call, "capture" for any that records history
+    backend_call = window.workspace.backend.call
+
+    def counted(method, params):
+        calls.append("capture" if method == "history_capture" or params.get("capture") else method)
+        return backend_call(method, params)
+
+    window.workspace.backend.call = counted
+    run_agent(home, "s1", [add("Captured once.")])
+    qtbot.waitUntil(lambda: len(window.changes.live_feed.cards) == 1, timeout=10000)
+    qtbot.waitUntil(lambda: len(versions.items) == 2, timeout=10000)
+    qtbot.wait(300)  # let any further capture land
+    assert calls.count("capture") == 1
+    assert "changes_since" in calls and "history_log" in calls
+    window.close()
+
+
 def test_undo_is_refused_once_the_agent_wrote_again(qtbot, home):
     seed(home)
     window = open_window(qtbot, home)

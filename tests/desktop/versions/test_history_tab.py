@@ -99,8 +99,11 @@ def test_restoring_an_entry_while_the_agent_writes_loses_nothing(qtbot, window, 
     # the card's History button opens that entry's lineage
     from hermes_studio.memory.card import EntryCard
 
-    cards = [c for c in card.findChildren(EntryCard) if c.text() == seeded.EDITED]
-    assert cards, "the edited entry has a card"
+    def edited_cards():
+        return [c for c in card.findChildren(EntryCard) if c.text() == seeded.EDITED]
+
+    qtbot.waitUntil(lambda: bool(edited_cards()), timeout=5000)  # cards are made a few per turn
+    cards = edited_cards()
     qtbot.mouseClick(cards[0].history_button, Qt.MouseButton.LeftButton)
     assert window.current_view() == "history"
     qtbot.waitUntil(lambda: panel.subject[0] == "entry" and len(panel.items) == 2, timeout=5000)

@@ -28,11 +28,11 @@ import time
 if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QCoreApplication, QEventLoop  # noqa: E402
+from PySide6.QtCore import QCoreApplication  # noqa: E402
 from PySide6.QtWidgets import QApplication, QStatusBar, QTabWidget  # noqa: E402
-from watchdog.events import FileSystemEvent, FileSystemEventHandler  # noqa: E402
 from watchdog.observers import Observer  # noqa: E402
 
+from _harness import RawEvents, percentile, spin_until  # noqa: E402
 from hermes_memory.home import HermesHome  # noqa: E402
 from hermes_memory.memory.entries import serialise_entries  # noqa: E402
 from hermes_studio.inbox import InboxPanel  # noqa: E402
@@ -66,44 +66,6 @@ for line in sys.stdin:
 """
 
 
-class RawEvents(FileSystemEventHandler):
-    """The floor: the time watchdog hands us any event naming a ``.json`` record."""
-
-    def __init__(self):
-        self.times: list[float] = []
-        self.lock = threading.Lock()
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        now = time.monotonic()
-        paths = (event.src_path, getattr(event, "dest_path", "") or "")
-        if event.event_type not in ("opened", "closed_no_write") and any(
-            str(p).endswith(".json") for p in paths if p
-        ):
-            with self.lock:
-                self.times.append(now)
-
-    def first_after(self, moment: float) -> float | None:
-        with self.lock:
-            later = [t for t in self.times if t >= moment]
-        return min(later) if later else None
-
-
-def spin_until(app: QApplication, condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
-        time.sleep(0.0005)
-    return True
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
-    return ordered[index]
-
-
 def run(writes: int, pause: float) -> bool:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,7 +86,7 @@ def run(writes: int, pause: float) -> bool:
             print("the inbox never loaded", file=sys.stderr)
             return False
 
-        raw = RawEvents()
+        raw = RawEvents(lambda path: path.endswith(".json"))
         observer = Observer()
         observer.schedule(raw, str(folder), recursive=False)
         observer.start()

@@ -1,11 +1,12 @@
-"""Desktop fixtures: every test must leave no top-level window behind."""
+"""Desktop fixtures: every test must leave no top-level window behind, and a main window
+opened as a person would see it (shown, its graph drawn and both stores read)."""
 
 from __future__ import annotations
 
 import pytest
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 
 def _top_level_windows() -> dict[int, str]:
@@ -25,3 +26,30 @@ def _no_leaked_windows(qapp):
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     leaked = [name for key, name in _top_level_windows().items() if key not in before]
     assert not leaked, f"windows left alive by this test: {leaked}"
+
+
+@pytest.fixture
+def discard_on_close(monkeypatch):
+    """A window closing over unsaved edits would ask; in these tests it discards."""
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: int(QMessageBox.StandardButton.Discard.value))
+
+
+@pytest.fixture
+def open_window(qtbot):
+    """Open ``MainWindow(home, **kwargs)`` and wait until it is ready; closed at the end."""
+    from hermes_studio.main_window import MainWindow
+
+    made: list[MainWindow] = []
+
+    def _open(home, **kwargs) -> MainWindow:
+        window = MainWindow(home, **kwargs)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        qtbot.waitUntil(lambda: window.graph.ready and len(window.workspace.statuses) == 2, timeout=30000)
+        made.append(window)
+        return window
+
+    yield _open
+    for window in made:
+        window.close()

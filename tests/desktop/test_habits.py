@@ -9,7 +9,7 @@ import shutil
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
+from PySide6.QtWidgets import QApplication, QTableWidget
 
 from hermes_memory.home import HermesHome
 from hermes_memory.memory.entries import char_count
@@ -41,23 +41,8 @@ def keep_app_theme(qapp):
 
 
 @pytest.fixture
-def make_window(qtbot, monkeypatch, keep_app_theme):
-    # A window closing over unsaved edits would ask; in these tests it discards.
-    monkeypatch.setattr(QMessageBox, "exec", lambda box: int(QMessageBox.StandardButton.Discard.value))
-    made: list[MainWindow] = []
-
-    def _make(home: HermesHome, **kwargs) -> MainWindow:
-        window = MainWindow(home, **kwargs)
-        qtbot.addWidget(window)
-        window.show()
-        qtbot.waitExposed(window)
-        qtbot.waitUntil(lambda: window.graph.ready and len(window.workspace.statuses) == 2, timeout=20000)
-        made.append(window)
-        return window
-
-    yield _make
-    for window in made:
-        window.close()
+def make_window(open_window, discard_on_close, keep_app_theme):
+    return open_window
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from hermes_memory.skills import read_usage
-from hermes_studio.main_window import MainWindow
 
 HISTORY = ".memory-studio"  # the app's own version history inside the home
 
@@ -57,24 +56,6 @@ def questions(monkeypatch):
 
     monkeypatch.setattr(QMessageBox, "exec", exec_box)
     return asked
-
-
-@pytest.fixture
-def open_window(qtbot):
-    made: list[MainWindow] = []
-
-    def _open(home) -> MainWindow:
-        window = MainWindow(home)
-        qtbot.addWidget(window)
-        window.show()
-        qtbot.waitExposed(window)
-        qtbot.waitUntil(lambda: window.graph.ready and len(window.workspace.statuses) == 2, timeout=20000)
-        made.append(window)
-        return window
-
-    yield _open
-    for window in made:
-        window.close()
 
 
 @pytest.fixture

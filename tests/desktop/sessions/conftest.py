@@ -7,11 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QMessageBox
 
 from hermes_memory.home import HermesHome
 from hermes_studio import app as studio_app
-from hermes_studio.main_window import MainWindow
 from hermes_studio.sessions import SessionsPanel
 from hermes_studio.workspace import Workspace
 
@@ -58,13 +56,7 @@ def panel(make_panel, workspace) -> SessionsPanel:
 
 
 @pytest.fixture
-def window(qtbot, monkeypatch, demo_home):
-    monkeypatch.setattr(QMessageBox, "exec", lambda box: int(QMessageBox.StandardButton.Discard.value))
-    win = MainWindow(demo_home)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    qtbot.waitUntil(lambda: win.graph.ready and len(win.workspace.statuses) == 2, timeout=30000)
+def window(qtbot, open_window, discard_on_close, demo_home):
+    win = open_window(demo_home)
     qtbot.waitUntil(lambda: win.sessions.ready, timeout=10000)
-    yield win
-    win.close()
+    return win

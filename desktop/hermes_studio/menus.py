@@ -1,7 +1,7 @@
 """Every action of the main window, declared once, and the menus built from them.
 
 File (Open home…, Open recent, Profiles, Open the demo home, Quit), Edit (Undo, Redo, Find,
-Command palette), View (each tab, Theme, Zoom, Side panels) and Help (Keyboard shortcuts,
+Command palette), View (each tab, Ctrl+1…6 in tab order; Theme, Zoom, Side panels) and Help (Keyboard shortcuts,
 About). The command palette lists the same actions, and jumps to any skill or entry.
 """
 
@@ -46,12 +46,22 @@ LOCAL_SHORTCUTS = [
     ("Palette", "Move through the matches / run one", "Up, Down / Enter"),
 ]
 
+#: The View menu's entry per tab, in tab order (Ctrl+N shows the N-th tab).
+TAB_COMMANDS = {
+    "graph": ("&Learning graph", ["Ctrl+1"], "Show the learning graph"),
+    "memory": ("&Memory", ["Ctrl+2"], "Show the memory editors"),
+    "inbox": ("In&box", ["Ctrl+3"], "Show the writes the agent staged for approval"),
+    "changes": ("&Changes", ["Ctrl+4"], "Show what changed since you last looked, and live"),
+    "history": ("&History", ["Ctrl+5"], "Show the versions of the stores and skills"),
+    "sessions": ("&Sessions", ["Ctrl+6"], "Search the agent's past sessions"),
+}
+
 MENUS = [
     ("&File", ["file.open_home", "file.open_remote", "file.recent", "file.profiles", "file.fleet",
                "file.demo", None, "file.export", None, "file.quit"]),
     ("&Edit", ["edit.undo", "edit.redo", None, "edit.find", "edit.palette"]),
     ("&View", [
-        "view.graph", "view.memory", None, "view.theme", None,
+        *(f"view.{view}" for view in TAB_COMMANDS), None, "view.theme", None,
         "view.zoom_in", "view.zoom_out", "view.zoom_fit", None, "view.side_panels",
     ]),
     ("&Selection", SELECTION_MENU),
@@ -92,10 +102,11 @@ def install(window: MainWindow) -> CommandRegistry:
     add(Command("edit.palette", "Command &palette…", lambda: open_palette(window), ["Ctrl+K"],
                 tip="Run any action by name, or jump to a skill or entry"))
 
-    add(Command("view.graph", "&Learning graph", lambda: window.set_view("graph"), ["Ctrl+1"],
-                checked=graph_shown, tip="Show the learning graph"))
-    add(Command("view.memory", "&Memory", lambda: window.set_view("memory"), ["Ctrl+2"],
-                checked=lambda: window.current_view() == "memory", tip="Show the memory editors"))
+    for view, (name, keys, tip) in TAB_COMMANDS.items():  # (each of main_window.VIEWS)
+        # through set_view, the window's one way to switch tabs (it builds a tab on first show)
+        add(Command(f"view.{view}", name, lambda v=view: window.set_view(v), keys,
+                    checked=lambda v=view: window.current_view() == v, tip=tip,
+                    keywords=("tab", "go to", "switch")))
     theme_ids = []
     for mode in ("light", "dark", "system"):
         theme_ids.append(f"view.theme.{mode}")

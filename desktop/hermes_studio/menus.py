@@ -243,6 +243,9 @@ def _fill_themes(registry: CommandRegistry, menu: QMenu, ids: list[str]) -> None
 
 # --- the graph's selected node ------------------------------------------------------------
 NODE_MENU = ["node.open", None, "node.edit", "node.pin", "node.unpin", "node.archive", "node.delete"]
+#: A right-click inside a selection of several nodes: the bulk actions, on the shown ones.
+SELECTION_CONTEXT_MENU = ["node.open", None, "selection.pin", "selection.unpin", "selection.archive",
+                          "selection.delete"]
 
 
 def selected_node(window: MainWindow) -> dict | None:
@@ -256,12 +259,22 @@ def _curatable(node: dict | None) -> bool:
 
 
 def node_context_menu(window: MainWindow, registry: CommandRegistry, node_id: str, pos) -> QMenu:
-    """Right-click on a node: select it, then the node commands that apply, from the registry."""
-    window.graph.view.select(node_id)
+    """Right-click on a node, as in a file manager: on a node of a selection of several, the
+    selection stays and the menu offers what acts on all of it; on any other node, that node
+    alone is selected and the menu offers the node commands that apply (from the registry)."""
+    twin = window.graph.twin
+    twin.context_clicked(node_id)
     node = selected_node(window) or {}
-    items = [c for c in NODE_MENU if c is None or registry.is_enabled(c)]
+    shown = len(twin.shown_selection())
+    if shown > 1 and node_id in twin.selection:
+        hidden = twin.hidden_count()
+        label = f"{shown:,} selected" + (f" ({hidden:,} more hidden by the filters)" if hidden else "")
+        items = SELECTION_CONTEXT_MENU
+    else:
+        label, items = html.unescape(str(node.get("label", node_id))), NODE_MENU
+    items = [c for c in items if c is None or registry.is_enabled(c)]
     menu = registry.context_menu(window, items)
-    title = QAction(html.unescape(str(node.get("label", node_id))), menu)
+    title = QAction(label, menu)
     title.setEnabled(False)
     menu.insertAction(menu.actions()[0] if menu.actions() else None, title)
     menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

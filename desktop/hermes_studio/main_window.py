@@ -32,6 +32,7 @@ from .changes import ChangesPanel
 from .changes import wiring as changes_wiring
 from .graph import GraphPanel
 from .graph import actions as graph_actions
+from .graph import sidebar as graph_sidebar
 from .graph.homes import HomeSwitcher, RecentHomes
 from .graph.style import DARK_CANVAS, LIGHT_CANVAS
 from .icons import app_icon
@@ -451,6 +452,7 @@ class MainWindow(QMainWindow):
         panel.twin.set_layout(str(graph.get("layout") or "graph"))
         if isinstance(graph.get("query"), str):
             panel.search.setText(graph["query"])
+        graph_sidebar.restore_filters(panel, graph)  # "Has problems", the local graph
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
@@ -482,6 +484,7 @@ class MainWindow(QMainWindow):
             "pinned_only": panel.pinned_box.isChecked(),
             "query": panel.search.text(),
             "layout": panel.twin.layout,
+            **graph_sidebar.remembered_filters(panel),
         })
         settings.sync()
 

@@ -1,7 +1,7 @@
 """Every action of the main window, declared once, and the menus built from them.
 
 File (Open home…, Open recent, Profiles, Open the demo home, Quit), Edit (Undo, Redo, Find,
-Command palette), View (each tab, Theme, Zoom, Side panels) and Help (Keyboard shortcuts,
+Command palette), View (each tab, Ctrl+1…6 in tab order; Theme, Zoom, Side panels) and Help (Keyboard shortcuts,
 About). The command palette lists the same actions, and jumps to any skill or entry.
 """
 
@@ -46,12 +46,22 @@ LOCAL_SHORTCUTS = [
     ("Palette", "Move through the matches / run one", "Up, Down / Enter"),
 ]
 
+#: The View menu's entry per tab, in tab order (Ctrl+N shows the N-th tab).
+TAB_COMMANDS = {
+    "graph": ("&Learning graph", ["Ctrl+1"], "Show the learning graph"),
+    "memory": ("&Memory", ["Ctrl+2"], "Show the memory editors"),
+    "inbox": ("In&box", ["Ctrl+3"], "Show the writes the agent staged for approval"),
+    "changes": ("&Changes", ["Ctrl+4"], "Show what changed since you last looked, and live"),
+    "history": ("&History", ["Ctrl+5"], "Show the versions of the stores and skills"),
+    "sessions": ("&Sessions", ["Ctrl+6"], "Search the agent's past sessions"),
+}
+
 MENUS = [
     ("&File", ["file.open_home", "file.open_remote", "file.recent", "file.profiles", "file.fleet",
                "file.demo", None, "file.export", None, "file.quit"]),
     ("&Edit", ["edit.undo", "edit.redo", None, "edit.find", "edit.palette"]),
     ("&View", [
-        "view.graph", "view.memory", None, "view.theme", None,
+        *(f"view.{view}" for view in TAB_COMMANDS), None, "view.theme", None,
         "view.zoom_in", "view.zoom_out", "view.zoom_fit", None, "view.side_panels",
     ]),
     ("&Selection", SELECTION_MENU),
@@ -92,10 +102,11 @@ def install(window: MainWindow) -> CommandRegistry:
     add(Command("edit.palette", "Command &palette…", lambda: open_palette(window), ["Ctrl+K"],
                 tip="Run any action by name, or jump to a skill or entry"))
 
-    add(Command("view.graph", "&Learning graph", lambda: window.set_view("graph"), ["Ctrl+1"],
-                checked=graph_shown, tip="Show the learning graph"))
-    add(Command("view.memory", "&Memory", lambda: window.set_view("memory"), ["Ctrl+2"],
-                checked=lambda: window.current_view() == "memory", tip="Show the memory editors"))
+    for view, (name, keys, tip) in TAB_COMMANDS.items():  # (each of main_window.VIEWS)
+        # through set_view, the window's one way to switch tabs (it builds a tab on first show)
+        add(Command(f"view.{view}", name, lambda v=view: window.set_view(v), keys,
+                    checked=lambda v=view: window.current_view() == v, tip=tip,
+                    keywords=("tab", "go to", "switch")))
     theme_ids = []
     for mode in ("light", "dark", "system"):
         theme_ids.append(f"view.theme.{mode}")
@@ -232,6 +243,9 @@ def _fill_themes(registry: CommandRegistry, menu: QMenu, ids: list[str]) -> None
 
 # --- the graph's selected node ------------------------------------------------------------
 NODE_MENU = ["node.open", None, "node.edit", "node.pin", "node.unpin", "node.archive", "node.delete"]
+#: A right-click inside a selection of several nodes: the bulk actions, on the shown ones.
+SELECTION_CONTEXT_MENU = ["node.open", None, "selection.pin", "selection.unpin", "selection.archive",
+                          "selection.delete"]
 
 
 def selected_node(window: MainWindow) -> dict | None:
@@ -245,12 +259,22 @@ def _curatable(node: dict | None) -> bool:
 
 
 def node_context_menu(window: MainWindow, registry: CommandRegistry, node_id: str, pos) -> QMenu:
-    """Right-click on a node: select it, then the node commands that apply, from the registry."""
-    window.graph.view.select(node_id)
+    """Right-click on a node, as in a file manager: on a node of a selection of several, the
+    selection stays and the menu offers what acts on all of it; on any other node, that node
+    alone is selected and the menu offers the node commands that apply (from the registry)."""
+    twin = window.graph.twin
+    twin.context_clicked(node_id)
     node = selected_node(window) or {}
-    items = [c for c in NODE_MENU if c is None or registry.is_enabled(c)]
+    shown = len(twin.shown_selection())
+    if shown > 1 and node_id in twin.selection:
+        hidden = twin.hidden_count()
+        label = f"{shown:,} selected" + (f" ({hidden:,} more hidden by the filters)" if hidden else "")
+        items = SELECTION_CONTEXT_MENU
+    else:
+        label, items = html.unescape(str(node.get("label", node_id))), NODE_MENU
+    items = [c for c in items if c is None or registry.is_enabled(c)]
     menu = registry.context_menu(window, items)
-    title = QAction(html.unescape(str(node.get("label", node_id))), menu)
+    title = QAction(label, menu)
     title.setEnabled(False)
     menu.insertAction(menu.actions()[0] if menu.actions() else None, title)
     menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -94,7 +94,8 @@ def test_window_has_file_quit_and_help_about(qtbot, home):
                  "Open the demo home", "", "Export", "", "Quit"],
         "Edit": ["Undo", "Redo", "", "Find…", "Command palette…"],
         "View": [
-            "Learning graph", "Memory", "", "Theme", "", "Zoom in", "Zoom out", "Zoom to fit",
+            "Learning graph", "Memory", "Inbox", "Changes", "History", "Sessions", "", "Theme", "",
+            "Zoom in", "Zoom out", "Zoom to fit",
             "", "Side panels",
         ],
         "Selection": [

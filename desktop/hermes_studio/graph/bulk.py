@@ -1,7 +1,8 @@
 """Bulk actions on the selection: pin, unpin, archive and restore skills, delete memories.
 
 :func:`plan` sorts the selected nodes into what the action will change and what it skips
-(and why), from the graph's own payload; :func:`confirm_bulk` asks once, listing both;
+(and why), from the graph's own payload, and counts the selected nodes the filters hide
+(left out, and said so); :func:`confirm_bulk` asks once, listing both;
 :func:`engine_call` is the one engine-face call that does it (the engine is all or
 nothing); :func:`undo_steps` are the two :class:`~hermes_studio.undo.FaceCall` that take
 the whole batch back and do it again, one entry on the app's undo stack.
@@ -30,6 +31,7 @@ class BulkPlan:
     targets: list[str] = field(default_factory=list)  # skill names or memory card ids
     labels: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (label, why)
+    hidden: int = 0  # selected nodes the filters hide: left out, and said so
 
     @property
     def noun(self) -> str:
@@ -61,9 +63,14 @@ def applies(action: str, node: dict[str, Any]) -> bool:
     return _why_not(action, node) is None
 
 
-def plan(action: str, nodes: list[dict[str, Any]]) -> BulkPlan:
-    """What ``action`` does to these payload nodes (for restore: archived skill names)."""
-    result = BulkPlan(action)
+def hidden_text(count: int) -> str:
+    return f"{count:,} selected hidden by the filters, left as they are"
+
+
+def plan(action: str, nodes: list[dict[str, Any]], *, hidden: int = 0) -> BulkPlan:
+    """What ``action`` does to these payload nodes (for restore: archived skill names);
+    ``hidden`` selected nodes are not shown and are left out."""
+    result = BulkPlan(action, hidden=hidden)
     for node in nodes:
         label = str(node.get("label") or node.get("id"))
         why = None if action == "restore" else _why_not(action, node)
@@ -94,6 +101,8 @@ def question(bulk: BulkPlan) -> tuple[str, str, str]:
     text = f"{_listed(bulk.labels)}\n\n{after}"
     if bulk.skipped:
         text += f"\n\n{len(bulk.skipped):,} selected left as they are (see Details)."
+    if bulk.hidden:
+        text += f"\n\n{hidden_text(bulk.hidden)} (relax the filters to include them)."
     details = "Will change:\n" + "\n".join(bulk.labels)
     if bulk.skipped:
         details += "\n\nLeft as they are:\n" + "\n".join(f"{label} — {why}" for label, why in bulk.skipped)

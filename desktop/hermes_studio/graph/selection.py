@@ -5,6 +5,10 @@ details pane shows. The canvas and the table both write it and both follow it; n
 keeps a selection of its own that could drift. ``sig_changed`` fires once per change,
 never for a call that changes nothing (which is what keeps the two views from echoing
 each other).
+
+It holds ids, not positions, and does not know the filters: a node a filter hides stays
+selected (the views draw the shown part), so relaxing the filter brings it back selected.
+Only nodes gone from the home leave it (:meth:`retain`).
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ class Selection(QObject):
         self.set([], None)
 
     def retain(self, keep: Callable[[str], bool]) -> None:
-        """Drop what is no longer shown (filtered out, or gone from the home)."""
+        """Keep only the ids ``keep`` accepts (the window drops those gone from the home)."""
         kept = [i for i in self._ids if keep(i)]
         if len(kept) != len(self._ids):
             self.set(kept, self.current if self.current in kept else None)

@@ -2,13 +2,14 @@
 
 It owns its controls and only reports what the person changed (``sig_filters`` with
 :class:`~.filters.FilterState` fields, ``sig_clear``, ``sig_restore``); the panel keeps the
-filter state and applies it.
+filter state and applies it. :func:`remembered_filters` and :func:`restore_filters` are what
+the window keeps of them per home ("Has problems", the local graph's switch, depth and centre).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QDate, QDateTime, Qt, QTime, QTimeZone, Signal
@@ -36,6 +37,9 @@ from PySide6.QtWidgets import (
 from .colours import LegendEntry
 from .local import MAX_DEPTH
 from .model import GraphData
+
+if TYPE_CHECKING:
+    from .panel import GraphPanel
 
 
 def _swatch(colour: QColor, diamond: bool = False, hollow: bool = False) -> QIcon:
@@ -211,6 +215,16 @@ class SidePanel(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMinimumWidth(220)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+
+    def set_local(self, on: bool, depth: int) -> None:
+        """Set the local graph's switch and depth, reported as one change."""
+        for widget in (self.local_box, self.depth_slider):
+            widget.blockSignals(True)
+        self.local_box.setChecked(on)
+        self.depth_slider.setValue(max(1, min(MAX_DEPTH, depth)))
+        for widget in (self.local_box, self.depth_slider):
+            widget.blockSignals(False)
+        self._local_changed()
 
     def _local_changed(self, *_: object) -> None:
         depth = self.depth_slider.value()
@@ -421,3 +435,31 @@ class SidePanel(QScrollArea):
         item = self.archived_list.currentItem()
         if item is not None:
             self.sig_restore.emit(item.data(Qt.ItemDataRole.UserRole))
+
+
+# --- remembered per home (the window saves them with the graph's other settings) ---------------
+def remembered_filters(panel: GraphPanel) -> dict[str, Any]:
+    side, state = panel.sidebar, panel.state
+    on = side.local_box.isChecked()
+    return {
+        "problems_only": side.problems_box.isChecked(),
+        "local": {"on": on, "depth": side.depth_slider.value(), "root": state.local_root if on else None},
+    }
+
+
+def restore_filters(panel: GraphPanel, values: dict[str, Any]) -> None:
+    """Put back what :func:`remembered_filters` gave (before or after the graph arrives):
+    the local graph's centre is selected again, so its details show once it is drawn."""
+    side = panel.sidebar
+    side.problems_box.setChecked(bool(values.get("problems_only")))
+    local = values.get("local")
+    if not isinstance(local, dict):
+        return
+    depth = local.get("depth")
+    depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else 1
+    root = local.get("root")
+    on = bool(local.get("on")) and isinstance(root, str) and bool(root)
+    if on:
+        panel.set_filters(local_root=root)
+        panel.selection.select_only(root)
+    side.set_local(on, depth)

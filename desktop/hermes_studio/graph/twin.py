@@ -4,7 +4,11 @@
 
 * the :class:`~.selection.Selection` both views write and follow: a click, Ctrl-click or
   Shift-drag lasso on the canvas, a click, Ctrl/Shift-click or Ctrl+A in the table; the
-  details pane shows the current node; what the filters hide leaves the selection;
+  details pane shows the current node. What the filters hide stays selected, unseen: both
+  views show the shown part, it comes back when the filter is relaxed, and bulk actions act
+  on the shown part and say how many they leave out;
+* a right-click on a node, as in a file manager: on a selected node it keeps the selection
+  (the context menu acts on it), on another node it selects just that one;
 * the layout (Graph, Table or Both, remembered by the window);
 * the search's results in table order, stepped through with F3 / Shift+F3 (each one
   selected and brought into view in both) and "Select all results";
@@ -101,6 +105,7 @@ class TableTwin(QObject):
         view.sig_node_clicked.connect(self.selection.select_only)
         view.sig_node_toggled.connect(self.selection.toggle)
         view.sig_current.connect(self._graph_current)
+        view.sig_context.connect(lambda node_id, _pos: self.context_clicked(node_id))  # before the menu
         self.lasso.sig_lasso.connect(self._lassoed)
         self.model.modelAboutToBeReset.connect(self._reset_starts)
         self.model.modelReset.connect(self._reset_done)
@@ -136,10 +141,35 @@ class TableTwin(QObject):
         finally:
             self._following = False
         index = data.index
-        self.selection.retain(lambda i: (k := index.get(i)) is not None and bool(mask[k]))
+        self.selection.retain(index.__contains__)  # what left the home; hidden ones stay
         self._apply()
 
     # --- one selection, both ways ------------------------------------------------------------
+    def _shown(self, node_id: str | None) -> bool:
+        data, mask = self.panel.data, self.panel.mask
+        position = data.index.get(node_id) if data is not None and node_id is not None else None
+        return position is not None and position < len(mask) and bool(mask[position])
+
+    def shown_selection(self) -> list[str]:
+        """The selected nodes the filters show (the part both views draw)."""
+        return [node_id for node_id in self.selection.ids if self._shown(node_id)]
+
+    def hidden_count(self) -> int:
+        """How many selected nodes the filters hide now."""
+        return len(self.selection) - len(self.shown_selection())
+
+    def shown_current(self) -> str | None:
+        current = self.selection.current
+        return current if self._shown(current) else None
+
+    def context_clicked(self, node_id: str) -> None:
+        """A right-click on ``node_id``: a selected node keeps the selection (and becomes
+        current), any other node becomes the selection, as in a file manager."""
+        if node_id in self.selection:
+            self.selection.set_current(node_id)
+        else:
+            self.selection.select_only(node_id)
+
     def _apply(self) -> None:
         ids, current = self.selection.ids, self.selection.current
         self._applying = True
@@ -158,10 +188,10 @@ class TableTwin(QObject):
 
     def _follow_details(self) -> None:
         self._details_due = False  # (also when called at once: a pending one is then moot)
-        panel, current = self.panel, self.selection.current
+        panel, current = self.panel, self.shown_current()
         if not panel._alive():
             return
-        if current is None:
+        if current is None:  # nothing selected, or the current node is filtered out
             if panel.details.node_id() is not None:
                 panel.details.clear()
         else:
@@ -240,17 +270,18 @@ class TableTwin(QObject):
         if not shown:
             return
         current = self.selection.current
-        if current is not None and self.model.row_for(current) >= 0 and len(self.selection) == 1:
+        if current is not None and self.model.row_for(current) >= 0 and len(self.shown_selection()) == 1:
             self.results_label.setText(f"{results.index(current) + 1:,} of {len(results):,}")
         else:
             self.results_label.setText(f"{len(results):,} result{'' if len(results) == 1 else 's'}")
 
     # --- bulk actions --------------------------------------------------------------------------
     def selected_nodes(self) -> list[dict[str, Any]]:
+        """The payload nodes of the shown part of the selection (what bulk actions act on)."""
         data = self.panel.data
         if data is None:
             return []
-        return [node for node in map(data.node, self.selection.ids) if node is not None]
+        return [node for node in map(data.node, self.shown_selection()) if node is not None]
 
     def archived_selected(self) -> list[str]:
         return [str(item.data(Qt.ItemDataRole.UserRole)) for item in self.panel.archived_list.selectedItems()]
@@ -258,7 +289,7 @@ class TableTwin(QObject):
     def plan(self, action: str) -> bulk_actions.BulkPlan:
         if action == "restore":
             return bulk_actions.plan(action, [{"id": n, "label": n} for n in self.archived_selected()])
-        return bulk_actions.plan(action, self.selected_nodes())
+        return bulk_actions.plan(action, self.selected_nodes(), hidden=self.hidden_count())
 
     def can_bulk(self, action: str) -> bool:
         """Whether ``action`` would change anything (asked on every menu refresh: stops at
@@ -276,8 +307,11 @@ class TableTwin(QObject):
         plan = self.plan(action)
         if not plan.targets:
             reasons = sorted({why for _label, why in plan.skipped})
+            if plan.hidden:
+                reasons.append(bulk_actions.hidden_text(plan.hidden))
             detail = f" ({'; '.join(reasons)})" if reasons else ""
-            panel.message.show_message(f"Nothing selected can be {bulk_actions.PAST[action]}{detail}.", error=True)
+            what = "Nothing shown and selected" if plan.hidden else "Nothing selected"
+            panel.message.show_message(f"{what} can be {bulk_actions.PAST[action]}{detail}.", error=True)
             return False
         if self.busy or (confirm and not bulk_actions.confirm_bulk(panel, plan)):
             return False
@@ -294,7 +328,8 @@ class TableTwin(QObject):
             steps = bulk_actions.undo_steps(plan, result) if result.get("ok") else None
             if steps is not None:
                 result["undo"], result["redo"] = steps
-            panel.message.show_message(str(result.get("message")), error=not result.get("ok"),
+            note = f" — {bulk_actions.hidden_text(plan.hidden)}" if plan.hidden and result.get("ok") else ""
+            panel.message.show_message(f"{result.get('message')}{note}", error=not result.get("ok"),
                                        undo=steps[0] if steps else None)
             panel.sig_action_done.emit(result)
 

@@ -698,10 +698,7 @@ class GraphView(pg.GraphicsView):
         index = self.node_at(event.scenePos())
         button = event.button()
         if button == Qt.MouseButton.RightButton:
-            if index is not None and self.data is not None:
-                self.selected = index
-                self._refresh(nodes=self._dimming())
-                self.sig_node_clicked.emit(self.data.ids[index])
+            if index is not None and self.data is not None:  # what it selects: the selection decides
                 self.sig_context.emit(self.data.ids[index], event.screenPos().toPoint())
             event.accept()
             return

@@ -10,6 +10,10 @@ selection and scroll stay as they were.
 
 Where both sides changed the same entry the merge reports a conflict; a fold leaves those
 cards as the person wrote them and hands the conflicts back for the person to decide.
+
+A clean editor (the person changed nothing) ends up showing exactly the disk, order included:
+the merge pairs an agent's new text with the vanished entry it resembles most, which is not
+always the one whose place it took on disk, and a fold must never make a clean editor dirty.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from hermes_memory.memory.edits import DraftEntry, MergeItem, merge_entries
+from hermes_memory.memory.edits import DraftEntry, MergeItem, merge_entries, prepare_draft
 
 from .model import Card, new_card
 
@@ -158,6 +162,8 @@ def plan_fold(
     # texts replaces the disk entries of its merge item (for a conflict, the agent's version).
     stamped = [replace(card, origins=origins.get(card.uid, card.origins)) for card in cards]
     current = fold.apply(stamped)
+    if _clean(base, cards):  # nothing of the person's to keep in place: the disk's order
+        current = tuple(fold._in_disk_order(list(current)))
     replaces = {text: item.theirs for item in proposal.items for text in item.mine}
     disk_set = set(disk)
     frozen = []
@@ -181,6 +187,12 @@ def plan_fold(
         for item in conflict_items
     )
     return fold
+
+
+def _clean(base: Sequence[str], cards: Sequence[Card]) -> bool:
+    """The cards hold just ``base`` (what :attr:`EntryDocument.dirty` calls clean)."""
+    texts = [card.text for card in cards]
+    return all(text.strip() for text in texts) and prepare_draft(texts) == list(base)
 
 
 def _pairs(old: Sequence[Card], new: Sequence[Card]) -> list[tuple[Card, Card | None]]:

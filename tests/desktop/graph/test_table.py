@@ -93,13 +93,14 @@ def test_sorting_by_a_column_keeps_the_selection(panel, qtbot):
     assert twin.table.selected_ids() == [click_node_id]  # the row moved, the selection did not
 
 
-def test_the_table_shows_what_the_filters_show_and_hidden_nodes_leave_the_selection(panel, qtbot):
+def test_the_table_shows_what_the_filters_show_and_hidden_nodes_stay_selected_unseen(panel, qtbot):
     twin: TableTwin = panel.twin
     panel.selection.set(["alembic-migration", "web-vitals-audit"])
     panel.search.setText("postgres")
     assert set(twin.model.ordered_ids()) == set(panel.view.shown_ids())
     assert 0 < twin.model.rowCount() < panel.data.size
-    assert "web-vitals-audit" not in panel.selection  # filtered out: no longer selected
+    assert "web-vitals-audit" in panel.selection  # filtered out: kept, but not drawn
+    assert "web-vitals-audit" not in twin.table.selected_ids() and "web-vitals-audit" not in twin.shown_selection()
     panel.set_filters(kind="memory")
     assert all(i.startswith("memory:") for i in twin.model.ordered_ids())
     panel.search.clear()

@@ -161,10 +161,20 @@ def _describe(item: dict[str, Any]) -> str:
         session = f"  sessions {', '.join(sessions)}"
     else:
         session = f"  session {item['session']}" if get("session") else ""
-    if get("restores") or get("reverts"):
-        session += f"  restores {item['restores']}" if get("restores") else ""
-        session += f"  reverts {item['reverts']}" if get("reverts") else ""
+    if get("restores") or get("reverts") or get("approved_by") or get("proposed_by"):
+        session += _notes(item)
     return f"{_date(item['ts'])}  {item['id']:<14} {columns}{change}{session}"
+
+
+def _notes(item: dict[str, Any]) -> str:
+    """What a version restores or reverts, and how a staged write was decided."""
+    notes = ""
+    for key, words in (("restores", "restores"), ("reverts", "reverts")):
+        notes += f"  {words} {item[key]}" if item.get(key) else ""
+    for key, words in (("approved_by", "approved in"), ("proposed_by", "proposed by")):
+        if item.get(key):
+            notes += f"  {words} {ORIGIN_LABELS.get(item[key], item[key])}"
+    return notes
 
 
 def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:

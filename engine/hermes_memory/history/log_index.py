@@ -29,7 +29,7 @@ from typing import Any
 from ..home import HermesHome
 from . import storage
 from .ledger import ledger_path, read_ledger
-from .recording import ORIGIN_LABELS
+from .recording import ORIGIN_LABELS, SUMMARY_EXTRAS
 from .storage import (
     LOG_INDEX,
     HistoryError,
@@ -41,8 +41,8 @@ from .storage import (
 )
 
 INDEX = LOG_INDEX
-VERSION = 1
-_SUMMARY_EXTRAS = ("restores", "reverts", "source", "platform")
+VERSION = 2  # 2: the summaries show who approved a staged write
+_SUMMARY_EXTRAS = SUMMARY_EXTRAS
 _MEMORY_KINDS = ("memory", "user")
 _EVENTS_FILE = 1  # Timeline's file numbers: 0 the import log, 1 the event log, None the ledger
 

@@ -131,7 +131,7 @@ def test_a_damaged_or_hostile_index_is_rebuilt(home, store):
     _busy_home(home, store)
     expected = log(home)["events"]
     path = _index(home)
-    for damage in ("not json", json.dumps([1, 2]), json.dumps({"v": 1, "rows": "x"}),
+    for damage in ("not json", json.dumps([1, 2]), json.dumps({"v": log_index.VERSION, "rows": "x"}),
                    json.dumps({**json.loads(path.read_text()), "rows": [[1], "row", None]})):  # fmt: skip
         log(home)
         path.write_text(damage, encoding="utf-8")

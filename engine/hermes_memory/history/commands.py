@@ -136,14 +136,14 @@ _COLUMNS: dict[tuple[str, str, str], str] = {}  # (what, action, origin) -> the 
 
 
 def _describe(item: dict[str, Any]) -> str:
-    get = item.get
+    """One version as ``history log`` lists it (thousands a call: plain lookups only)."""
     kind = item["kind"]
     if kind == "skill":
-        state = get("state")
+        state = item.get("state")
         change = ", ".join(filter(None, [
-            "text changed" if get("text_changed") else "",
+            "text changed" if item.get("text_changed") else "",
             state if state != "active" else "",
-            "pinned" if get("pinned") else "",
+            "pinned" if item.get("pinned") else "",
         ]))  # fmt: skip
         what = f"skill {item['skill']}"
     else:
@@ -156,14 +156,15 @@ def _describe(item: dict[str, Any]) -> str:
             _COLUMNS.clear()
         who = ORIGIN_LABELS.get(key[2], key[2])
         columns = _COLUMNS[key] = f"{what:<16} {key[1]:<8} {who:<17} "
-    sessions = get("sessions")
+    sessions = item.get("sessions")
     if sessions and len(sessions) > 1:
-        session = f"  sessions {', '.join(sessions)}"
+        tail = f"  sessions {', '.join(sessions)}"
     else:
-        session = f"  session {item['session']}" if get("session") else ""
-    if get("restores") or get("reverts") or get("approved_by") or get("proposed_by"):
-        session += _notes(item)
-    return f"{_date(item['ts'])}  {item['id']:<14} {columns}{change}{session}"
+        session = item.get("session")
+        tail = f"  session {session}" if session else ""
+    if "restores" in item or "reverts" in item or "approved_by" in item or "proposed_by" in item:
+        tail += _notes(item)
+    return f"{_date(item['ts'])}  {item['id']:<14} {columns}{change}{tail}"
 
 
 def _notes(item: dict[str, Any]) -> str:

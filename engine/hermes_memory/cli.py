@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -169,6 +170,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_PARSERS: dict[tuple[str, ...], argparse.ArgumentParser] = {}
+_PARSERS_LOCK = threading.Lock()
+
+
+def cached_parser() -> argparse.ArgumentParser:
+    """The parser, built once per process for the current :data:`COMMAND_MODULES`
+    (building it costs more than most commands): parsing never changes a parser, and
+    help, usage errors and ``--version`` still print through ``sys.stdout``/``sys.stderr``
+    of the moment, as a fresh one would."""
+    key = tuple(COMMAND_MODULES)
+    parser = _PARSERS.get(key)
+    if parser is None:
+        with _PARSERS_LOCK:
+            parser = _PARSERS.get(key)
+            if parser is None:
+                parser = _PARSERS[key] = build_parser()
+    return parser
+
+
 def _json_flag_everywhere(subparsers: argparse._SubParsersAction) -> None:
     """Let ``--json`` follow any sub-command (``graph --json``), not only come first."""
     for command in set(subparsers.choices.values()):
@@ -184,9 +204,8 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     stderr = stderr or sys.stderr
     for stream in (stdout, stderr):
         _forgiving_output(stream)
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = cached_parser().parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
     home_text = args.home or os.environ.get("HERMES_HOME", "")

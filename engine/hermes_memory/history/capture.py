@@ -13,7 +13,8 @@ Who made a captured change is worked out, not guessed blindly:
   joined by delimiters, nothing else; an editor leaves a trailing newline, blank lines,
   CRLF or ``##`` sections): a person by hand;
 * otherwise ``unknown``. A skill change the curator ledger already explains is not
-  recorded twice.
+  recorded twice; who made any other skill change is worked out by :mod:`.skill_origin`
+  from the ledger and ``state.db``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from .recording import (
     skill_event,
     skill_state,
 )
+from .skill_origin import skill_origin
 from .storage import HistoryError, HistoryStore, content_hash
 from .timeline import Timeline, entry_diff
 
@@ -151,7 +153,8 @@ def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]
             known["pinned"] == state["pinned"] or not pin_known and not state["pinned"]
         ):
             continue
-        events.append(skill_event(name, state, origin=UNKNOWN, action="capture"))
+        ledger = [event for event in timeline.chain("skill", name) if event.get("source") == "ledger"]
+        events.append(skill_event(name, state, action="capture", **skill_origin(home, name, state, head, ledger)))
         if state["text"] is not None:
             blobs[state["md"]] = state["text"]
     if events:

@@ -53,6 +53,16 @@ def _verb(summary: dict[str, Any], diff: dict[str, Any]) -> str:
     return parts[0] if len(parts) == 1 else "edited"
 
 
+def _by_the_person(event: dict[str, Any]) -> bool:
+    """Made or approved by the person (an approved staged write keeps its proposer as origin)."""
+    return (event.get("origin") or "unknown") in PERSON_ORIGINS or event.get("approved_by") in PERSON_ORIGINS
+
+
+def _excluded(event: dict[str, Any], excluded: set[str]) -> bool:
+    """Whether the event's origin, or who approved it, is one the caller leaves out."""
+    return (event.get("origin") or "unknown") in excluded or event.get("approved_by") in excluded
+
+
 def change_item(timeline: Timeline, event: dict[str, Any]) -> dict[str, Any]:
     """One version as a feed item: the log's summary plus ``diff``, ``verb``, ``previous``
     (the version Undo restores, or None), ``nodes`` (skill name or entry fingerprints),
@@ -66,7 +76,7 @@ def change_item(timeline: Timeline, event: dict[str, Any]) -> dict[str, Any]:
         before, after = timeline.skill_fields(parent), timeline.skill_fields(event)
         item["nodes"] = [event["skill"]]
         item["pinned"] = bool(before["pinned"] or after["pinned"])
-        item["flagged"] = item["pinned"] and summary["origin"] not in PERSON_ORIGINS and \
+        item["flagged"] = item["pinned"] and not _by_the_person(event) and \
             not (diff.get("changes", {}).keys() == {"pinned"} and not diff.get("unified_diff"))
         item["undoable"] = parent is not None or after["state"] == "active"
     else:
@@ -79,11 +89,11 @@ def change_item(timeline: Timeline, event: dict[str, Any]) -> dict[str, Any]:
 def since(home: HermesHome, when: float | None = None, limit: int | None = None,
           exclude_origins: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
     """Changes recorded after ``when`` (epoch seconds; all when None), newest first, and
-    the skills used since (``.usage.json``, which history does not version)."""
+    the skills used since (``.usage.json``, which history does not version).
+    ``exclude_origins`` leaves out changes made, or approved, by those origins."""
     timeline = Timeline(home)
     excluded = set(exclude_origins or ())
-    events = [e for e in timeline.events if (when is None or e["ts"] > when)
-              and (e.get("origin") or "unknown") not in excluded]  # fmt: skip
+    events = [e for e in timeline.events if (when is None or e["ts"] > when) and not _excluded(e, excluded)]
     total = len(events)
     keep = min(limit or MAX_CHANGES, MAX_CHANGES)
     changes = [change_item(timeline, event) for event in reversed(events[-keep:])]

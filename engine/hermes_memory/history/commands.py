@@ -30,81 +30,68 @@ def parse_when(text: str) -> float:
     return parsed.timestamp()
 
 
+def _arg(*flags: str, **options: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
+    return flags, options
+
+
+_ID = _arg("id", metavar="ID")
+
+
+def _date_option(flag: str) -> tuple[tuple[str, ...], dict[str, Any]]:
+    return _arg(flag, type=parse_when, metavar="DATE")
+
+
+def _command(commands: argparse._SubParsersAction, name: str, handler, help_text: str,
+             *arguments: tuple[tuple[str, ...], dict[str, Any]]) -> None:  # fmt: skip
+    """One sub-command: its arguments (from :func:`_arg`), its handler, then ``--json``."""
+    parser = commands.add_parser(name, help=help_text)
+    for flags, options in arguments:
+        parser.add_argument(*flags, **options)
+    add_json_flag(parser)
+    parser.set_defaults(handler=handler)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     history = subparsers.add_parser("history", help="every version of memory and skills; restore")
     commands = history.add_subparsers(dest="history_command", metavar="ACTION")
     commands.required = True
-
-    log = commands.add_parser("log", help="recorded versions, newest first")
-    log.add_argument("what", nargs="?", choices=("memory", "user", "skill"), help="only this store")
-    log.add_argument("name", nargs="?", help="with 'skill': only this skill")
-    log.add_argument("--since", type=parse_when, metavar="DATE")
-    log.add_argument("--limit", type=positive_int, metavar="N")
-    log.set_defaults(handler=cmd_log)
-
-    show = commands.add_parser("show", help="one version: its entries or SKILL.md, and its change")
-    show.add_argument("id", metavar="ID")
-    show.set_defaults(handler=cmd_show)
-
-    diff = commands.add_parser("diff", help="entries added/removed/changed by ID, or from ID to ID2")
-    diff.add_argument("id", metavar="ID")
-    diff.add_argument("other", nargs="?", metavar="ID2", help="a later version, or 'now' (the files)")
-    diff.set_defaults(handler=cmd_diff)
-
-    restore = commands.add_parser("restore", help="bring back a version (or one entry of it)")
-    restore.add_argument("id", metavar="ID")
-    restore.add_argument("--entry", metavar="FINGERPRINT", help="only this entry of the version")
-    restore.set_defaults(handler=cmd_restore)
-
-    lineage = commands.add_parser("lineage", help="one entry's story through its replaces")
-    lineage.add_argument("fingerprint", metavar="FINGERPRINT")
-    lineage.set_defaults(handler=cmd_lineage)
-
-    state = commands.add_parser("state", help="the stores and skills as they were at a date")
-    state.add_argument("--at", type=parse_when, metavar="DATE")
-    state.set_defaults(handler=cmd_state)
-
-    provenance = commands.add_parser("provenance", help="where each entry and skill came from")
-    provenance.set_defaults(handler=cmd_provenance)
-
-    capture = commands.add_parser("capture", help="record changes others made since the last version")
-    capture.set_defaults(handler=cmd_capture)
-
-    backfill = commands.add_parser("import-sessions", help="backfill past memory writes from state.db")
-    backfill.set_defaults(handler=cmd_import)
-
-    forget = commands.add_parser("forget", help="erase history (all, or before a date)")
-    forget.add_argument("--before", type=parse_when, metavar="DATE")
-    forget.add_argument("--yes", action="store_true", help="really erase (it cannot be undone)")
-    forget.set_defaults(handler=cmd_forget)
-
-    for parser in commands.choices.values():
-        add_json_flag(parser)
+    _command(commands, "log", cmd_log, "recorded versions, newest first",
+             _arg("what", nargs="?", choices=("memory", "user", "skill"), help="only this store"),
+             _arg("name", nargs="?", help="with 'skill': only this skill"),
+             _date_option("--since"), _arg("--limit", type=positive_int, metavar="N"))
+    _command(commands, "show", cmd_show, "one version: its entries or SKILL.md, and its change", _ID)
+    _command(commands, "diff", cmd_diff, "entries added/removed/changed by ID, or from ID to ID2", _ID,
+             _arg("other", nargs="?", metavar="ID2", help="a later version, or 'now' (the files)"))
+    _command(commands, "restore", cmd_restore, "bring back a version (or one entry of it)", _ID,
+             _arg("--entry", metavar="FINGERPRINT", help="only this entry of the version"))
+    _command(commands, "lineage", cmd_lineage, "one entry's story through its replaces",
+             _arg("fingerprint", metavar="FINGERPRINT"))
+    _command(commands, "state", cmd_state, "the stores and skills as they were at a date", _date_option("--at"))
+    _command(commands, "provenance", cmd_provenance, "where each entry and skill came from")
+    _command(commands, "capture", cmd_capture, "record changes others made since the last version")
+    _command(commands, "import-sessions", cmd_import, "backfill past memory writes from state.db")
+    _command(commands, "forget", cmd_forget, "erase history (all, or before a date)", _date_option("--before"),
+             _arg("--yes", action="store_true", help="really erase (it cannot be undone)"))
 
 
 def register_session_commands(commands: argparse._SubParsersAction) -> None:
     """``sessions taught`` and ``sessions revert`` (the sessions group calls this)."""
-    taught = commands.add_parser("taught", help="what one session wrote to memory and skills")
-    taught.add_argument("session_id", metavar="SESSION_ID")
-    add_json_flag(taught)
-    taught.set_defaults(handler=cmd_taught)
-
-    revert = commands.add_parser("revert", help="undo what one session taught (where unchanged since)")
-    revert.add_argument("session_id", metavar="SESSION_ID")
-    revert.add_argument("--dry-run", action="store_true", help="only say what would be undone")
-    add_json_flag(revert)
-    revert.set_defaults(handler=cmd_revert)
+    session = _arg("session_id", metavar="SESSION_ID")
+    _command(commands, "taught", cmd_taught, "what one session wrote to memory and skills", session)
+    _command(commands, "revert", cmd_revert, "undo what one session taught (where unchanged since)", session,
+             _arg("--dry-run", action="store_true", help="only say what would be undone"))
 
 
 # --- helpers -----------------------------------------------------------------------------
 _HOURS: dict[int, int | None] = {}  # UTC hour -> its local offset (None: it changes within it)
 _DAYS: dict[int, str] = {}  # local day number -> "YYYY-MM-DD"
+_CLOCK = [f" {hour:02d}:{minute:02d}" for hour in range(24) for minute in range(60)]  # " HH:MM" by minute
 
 
 def _date(ts: float | None) -> str:
     """``YYYY-MM-DD HH:MM`` in local time. A long log lists thousands of times, so the
     local offset is looked up once per hour (and used only for an hour whose offset does
-    not change within it) and the date text once per day."""
+    not change within it), the date text once per day, and the clock text is a list's."""
     if ts is None:
         return "-"
     hour = int(ts // 3600)
@@ -117,12 +104,11 @@ def _date(ts: float | None) -> str:
         known = _HOURS[hour] = start.tm_gmtoff if start.tm_gmtoff == end.tm_gmtoff else None
     if known is None:  # the clocks change within this hour
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
-    local = int((ts + known) // 60) * 60
-    day, seconds = divmod(local, 86_400)
+    day, minute = divmod(int((ts + known) // 60), 1440)
     text = _DAYS.get(day)
     if text is None:
         text = _DAYS[day] = time.strftime("%Y-%m-%d", time.gmtime(day * 86_400))
-    return f"{text} {seconds // 3600:02d}:{seconds % 3600 // 60:02d}"
+    return text + _CLOCK[minute]
 
 
 def _line(text: str | None, width: int = PREVIEW) -> str:
@@ -150,14 +136,14 @@ _COLUMNS: dict[tuple[str, str, str], str] = {}  # (what, action, origin) -> the 
 
 
 def _describe(item: dict[str, Any]) -> str:
-    get = item.get
+    """One version as ``history log`` lists it (thousands a call: plain lookups only)."""
     kind = item["kind"]
     if kind == "skill":
-        state = get("state")
+        state = item.get("state")
         change = ", ".join(filter(None, [
-            "text changed" if get("text_changed") else "",
+            "text changed" if item.get("text_changed") else "",
             state if state != "active" else "",
-            "pinned" if get("pinned") else "",
+            "pinned" if item.get("pinned") else "",
         ]))  # fmt: skip
         what = f"skill {item['skill']}"
     else:
@@ -170,15 +156,26 @@ def _describe(item: dict[str, Any]) -> str:
             _COLUMNS.clear()
         who = ORIGIN_LABELS.get(key[2], key[2])
         columns = _COLUMNS[key] = f"{what:<16} {key[1]:<8} {who:<17} "
-    sessions = get("sessions")
+    sessions = item.get("sessions")
     if sessions and len(sessions) > 1:
-        session = f"  sessions {', '.join(sessions)}"
+        tail = f"  sessions {', '.join(sessions)}"
     else:
-        session = f"  session {item['session']}" if get("session") else ""
-    if get("restores") or get("reverts"):
-        session += f"  restores {item['restores']}" if get("restores") else ""
-        session += f"  reverts {item['reverts']}" if get("reverts") else ""
-    return f"{_date(item['ts'])}  {item['id']:<14} {columns}{change}{session}"
+        session = item.get("session")
+        tail = f"  session {session}" if session else ""
+    if "restores" in item or "reverts" in item or "approved_by" in item or "proposed_by" in item:
+        tail += _notes(item)
+    return f"{_date(item['ts'])}  {item['id']:<14} {columns}{change}{tail}"
+
+
+def _notes(item: dict[str, Any]) -> str:
+    """What a version restores or reverts, and how a staged write was decided."""
+    notes = ""
+    for key, words in (("restores", "restores"), ("reverts", "reverts")):
+        notes += f"  {words} {item[key]}" if item.get(key) else ""
+    for key, words in (("approved_by", "approved in"), ("proposed_by", "proposed by")):
+        if item.get(key):
+            notes += f"  {words} {ORIGIN_LABELS.get(item[key], item[key])}"
+    return notes
 
 
 def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:

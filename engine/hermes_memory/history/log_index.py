@@ -23,12 +23,13 @@ import contextlib
 import json
 import os
 import stat
+import threading
 from typing import Any
 
 from ..home import HermesHome
 from . import storage
 from .ledger import ledger_path, read_ledger
-from .recording import ORIGIN_LABELS
+from .recording import ORIGIN_LABELS, SUMMARY_EXTRAS
 from .storage import (
     LOG_INDEX,
     HistoryError,
@@ -40,8 +41,8 @@ from .storage import (
 )
 
 INDEX = LOG_INDEX
-VERSION = 1
-_SUMMARY_EXTRAS = ("restores", "reverts", "source", "platform")
+VERSION = 2  # 2: the summaries show who approved a staged write
+_SUMMARY_EXTRAS = SUMMARY_EXTRAS
 _MEMORY_KINDS = ("memory", "user")
 _EVENTS_FILE = 1  # Timeline's file numbers: 0 the import log, 1 the event log, None the ledger
 
@@ -134,36 +135,65 @@ def _to_summaries(rows: list[list[Any]]) -> list[dict[str, Any]]:
 
 
 # --- reading and writing the index ---------------------------------------------------------
+#: The index last read or written per index file, with that file's identity: a process
+#: that lists the log again (the app on each file event) skips decoding it. A kept index
+#: is never changed in place (extending makes a new one), so threads can share it; and
+#: one that is stale in some unforeseen way is still checked against the logs like any.
+_KEPT: dict[str, tuple[list[int], dict[str, Any]]] = {}
+_KEPT_HOMES = 8
+
+
+def _keep(path, identity: list[int], index: dict[str, Any]) -> None:
+    if len(_KEPT) >= _KEPT_HOMES and str(path) not in _KEPT:
+        _KEPT.clear()
+    _KEPT[str(path)] = (identity, index)
+
+
 def _read_index(path) -> dict[str, Any] | None:
+    kept = _KEPT.get(str(path))
+    if kept is not None:
+        try:
+            info = os.lstat(path)  # a link put in its place is not the file kept
+        except OSError:
+            info = None
+        if info is not None and kept[0] == [info.st_ino, info.st_size, info.st_mtime_ns]:
+            return kept[1]
     try:
         _check_plain(path)
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode) or info.st_size > storage.MAX_FILE_BYTES:
                 return None
-            index = json.loads(handle.read())
+            index = _decode(handle.read())
     except (OSError, ValueError, HistoryError):
         return None
     if type(index) is not dict or index.get("v") != VERSION or type(index.get("rows")) is not list:
         return None
     if type(index.get("problems")) is not list or type(index.get("memory_heads")) is not dict:
         return None
+    _keep(path, [info.st_ino, info.st_size, info.st_mtime_ns], index)
     return index
+
+
+def _decode(data: bytes) -> Any:
+    return json.loads(data)
 
 
 def _write_index(store: HistoryStore, index: dict[str, Any]) -> None:
     """Replace the index (a cache: no fsync; a torn file only means a rebuild)."""
     path = index_path(store)
-    temp = store.dir / f".{INDEX}.{os.getpid()}.tmp"
+    temp = store.dir / f".{INDEX}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         _check_plain(path)
         data = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             os.write(fd, data)
+            info = os.fstat(fd)
         finally:
             os.close(fd)
         os.replace(temp, path)
+        _keep(path, [info.st_ino, info.st_size, info.st_mtime_ns], index)
     except (OSError, HistoryError):  # no history folder (only the ledger), read-only home, ...
         with contextlib.suppress(OSError):
             os.unlink(temp)
@@ -251,6 +281,7 @@ def _extend(store: HistoryStore, index: dict[str, Any]) -> tuple[dict[str, Any],
         return index, [partial] if partial else []
     log = parse_log(data, store.events_path.name, first_line=lines + 1)
     rows = index["rows"]
+    problems = list(index["problems"])
     last_ts = rows[-1][1] if rows else float("-inf")
     summariser = _Summariser(index["memory_heads"], index["delta_base"])
     summariser.skill_heads_from(rows, {e["skill"] for e in log.events if e["kind"] == "skill"})
@@ -268,17 +299,16 @@ def _extend(store: HistoryStore, index: dict[str, Any]) -> tuple[dict[str, Any],
                 base = summariser.delta_base.get(kind)
                 hashes = apply_delta(base, event["delta"]) if base is not None else None
                 if hashes is None:
-                    index["problems"].append(
+                    problems.append(
                         f"version {event['id']}: the version it edits is missing or damaged, skipped"
                     )
                     summariser.delta_base[kind] = None
                     continue
             summariser.delta_base[kind] = hashes
         new_rows.append(summariser.row(event, hashes, _EVENTS_FILE))
-    rows += new_rows
-    index.update(events=events_key, memory_heads=summariser.memory_heads, delta_base=summariser.delta_base)
-    index["problems"] += log.problems
-    return index, [partial] if partial else []
+    extended = {**index, "events": events_key, "rows": rows + new_rows, "problems": problems + log.problems,
+                "memory_heads": summariser.memory_heads, "delta_base": summariser.delta_base}  # fmt: skip
+    return extended, [partial] if partial else []
 
 
 def summary_rows(home: HermesHome) -> tuple[list[list[Any]], list[str]]:

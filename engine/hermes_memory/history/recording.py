@@ -39,6 +39,10 @@ APP = "app"  # this app or its CLI
 HAND = "hand"  # a person editing the files by hand (or another tool)
 UNKNOWN = "unknown"
 ORIGINS = (FOREGROUND, BACKGROUND_REVIEW, APP, HAND, UNKNOWN)
+#: The optional event fields a log summary shows: what a version restores or reverts,
+#: where an imported write came from, and for a staged write who approved it (the
+#: proposer is the origin) or, when a person edited it first, who had proposed it.
+SUMMARY_EXTRAS = ("restores", "reverts", "source", "platform", "approved_by", "proposed_by")
 ORIGIN_LABELS = {
     FOREGROUND: "agent",
     BACKGROUND_REVIEW: "background review",

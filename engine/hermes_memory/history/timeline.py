@@ -18,7 +18,7 @@ from ..home import HermesHome
 from ..memory.entries import TARGETS, char_count
 from ..skills.index import gc_paused
 from .ledger import curator_blob, read_ledger
-from .recording import ORIGIN_LABELS
+from .recording import ORIGIN_LABELS, SUMMARY_EXTRAS
 from .storage import HistoryStore, materialise
 
 #: Below this similarity a removed and an added entry are two changes, not one edit.
@@ -200,7 +200,7 @@ class Timeline:
             "session": event.get("session"),
             "sessions": event.get("sessions") or ([event["session"]] if event.get("session") else []),
         }
-        for key in ("restores", "reverts", "source", "platform"):
+        for key in SUMMARY_EXTRAS:
             if event.get(key):
                 item[key] = event[key]
         if event["kind"] == "skill":

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..config import MemoryConfig, load_memory_config
 from ..fileio import (
@@ -225,6 +226,15 @@ def _round_trip_error(target: str, read_back: list[str]) -> str:
     else:
         reason = f"{name} would not read back as the same entries"
     return f"Refusing to write: {reason}. Nothing was written."
+
+
+def _with_previous(result: dict, previous: dict[str, Any]) -> dict:
+    """A committed write's payload with the full text of each entry it overwrote or removed
+    (``replaced_entry``/``removed_entry``; in a batch ``replaced_entries``/``removed_entries``
+    by 1-based op position), which mirrored provider writes pass on as ``previous_content``."""
+    if result.get("success") and previous:
+        result.update(previous)
+    return result
 
 
 class StoreRefusal(Exception):
@@ -628,11 +638,14 @@ class MemoryStore:
         if problem:
             return {"success": False, "error": problem}
 
+        previous: dict[str, Any] = {}
+
         def change(entries: list[str]) -> tuple[list[str], str]:
             index = self._resolve_single(target, entries, old_text, "replace")
+            previous["replaced_entry"] = entries[index]
             return self._replaced(target, entries, index, new_content), "Entry replaced."
 
-        return self.mutate(target, change, drift_guard=True)
+        return _with_previous(self.mutate(target, change, drift_guard=True), previous)
 
     def _replaced(self, target: str, entries: list[str], index: int, new_content: str) -> list[str]:
         proposed = list(entries)
@@ -653,11 +666,14 @@ class MemoryStore:
         if not old_text:
             return {"success": False, "error": "old_text cannot be empty."}
 
+        previous: dict[str, Any] = {}
+
         def change(entries: list[str]) -> tuple[list[str], str]:
             index = self._resolve_single(target, entries, old_text, "remove")
+            previous["removed_entry"] = entries[index]
             return entries[:index] + entries[index + 1 :], "Entry removed."
 
-        return self.mutate(target, change, drift_guard=True)
+        return _with_previous(self.mutate(target, change, drift_guard=True), previous)
 
     def apply_batch(self, target: str, operations: list) -> dict:
         """All-or-nothing list of add/replace/remove; the budget applies to the final state."""
@@ -670,11 +686,13 @@ class MemoryStore:
                 if problem:
                     return {"success": False, "error": f"Operation {position}: {problem}"}
         limit = self.limit(target)
+        previous: dict[str, Any] = {}
 
         def change(entries: list[str]) -> tuple[list[str], str]:
             working = list(entries)
+            overwritten: dict[str, dict[int, str]] = {"replaced_entries": {}, "removed_entries": {}}
             for position, op in enumerate(operations, start=1):
-                error = self._apply_batch_op(working, op if isinstance(op, dict) else {})
+                error = self._apply_batch_op(working, op if isinstance(op, dict) else {}, position, overwritten)
                 if error:
                     action = op.get("action") if isinstance(op, dict) else None
                     raise self._failure(
@@ -691,12 +709,16 @@ class MemoryStore:
                     f"{final:,}/{limit:,} chars -- over the limit.{_BATCH_ADVICE_FOR_AGENT}",
                     entries,
                 )
+            previous.clear()
+            previous.update((key, value) for key, value in overwritten.items() if value)
             return working, f"Applied {len(operations)} operation(s)."
 
-        return self.mutate(target, change, drift_guard=True)
+        return _with_previous(self.mutate(target, change, drift_guard=True), previous)
 
-    def _apply_batch_op(self, working: list[str], op: dict) -> str | None:
-        """Apply one batch op to ``working`` in place; return its error text, if any."""
+    def _apply_batch_op(self, working: list[str], op: dict, position: int = 0,
+                        overwritten: dict[str, dict[int, str]] | None = None) -> str | None:  # fmt: skip
+        """Apply one batch op to ``working`` in place; return its error text, if any.
+        The entry a replace or remove overwrote goes into ``overwritten`` by op position."""
         action = op.get("action")
         content = clean_content(op.get("content"))
         old_text = clean_content(op.get("old_text"))
@@ -717,6 +739,8 @@ class MemoryStore:
             return f"no entry matched '{old_text}'."
         if len({working[i] for i in matches}) > 1:
             return f"'{old_text}' matched multiple distinct entries -- be more specific."
+        if overwritten is not None:
+            overwritten["replaced_entries" if action == "replace" else "removed_entries"][position] = working[matches[0]]
         if action == "replace":
             working[matches[0]] = content
         else:
@@ -745,20 +769,27 @@ class MemoryStore:
         if problem:
             return {"success": False, "error": problem}
 
+        previous: dict[str, Any] = {}
+
         def change(entries: list[str]) -> tuple[list[str], str]:
             index = self._resolve_fingerprint(entries, fingerprint)
             if entries[index] == new_content:
+                previous.clear()
                 return entries, "No change: the entry already has this text."
+            previous["replaced_entry"] = entries[index]
             return self._replaced(target, entries, index, new_content), "Entry replaced."
 
-        return self.mutate(target, change, drift_guard=True)
+        return _with_previous(self.mutate(target, change, drift_guard=True), previous)
 
     def remove_by_fingerprint(self, target: str, fingerprint: str) -> dict:
+        previous: dict[str, Any] = {}
+
         def change(entries: list[str]) -> tuple[list[str], str]:
             index = self._resolve_fingerprint(entries, fingerprint)
+            previous["removed_entry"] = entries[index]
             return entries[:index] + entries[index + 1 :], "Entry removed."
 
-        return self.mutate(target, change, drift_guard=True)
+        return _with_previous(self.mutate(target, change, drift_guard=True), previous)
 
     def normalise_file(self, target: str) -> dict:
         """Rewrite a drifted file canonically after a backup; only when a person asks."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..config import MemoryConfig, load_memory_config
 from ..fileio import LockTimeout, file_lock
-from ..history.recording import writing_as
+from ..history.recording import APP, BACKGROUND_REVIEW, FOREGROUND, UNKNOWN, writing_as
 from ..home import HermesHome
 from ..memory import entries as fmt
 from ..memory.store import MemoryStore, StoreReadError, StoreRefusal, read_store_file
@@ -24,8 +24,10 @@ from .memory_ops import LEGACY, MemoryPlan, meter, plan_memory, stale_reason_unp
 from .records import DESTRUCTIVE, MEMORY, PendingRecord
 from .skill_ops import apply_skill_plan, plan_skill
 
-#: The origin our approvals pass on to the store: a person approved it in this app.
-APPROVED_ORIGIN = "app"
+#: Who approves in this app or its CLI: a person (history's origin ``app``).
+APPROVED_ORIGIN = APP
+#: The record origins that name a proposer history knows (spec §5; others read as unknown).
+_PROPOSERS = (FOREGROUND, BACKGROUND_REVIEW)
 
 
 @dataclass
@@ -131,8 +133,7 @@ def _memory_result_extras(plan: MemoryPlan, batch: bool) -> dict[str, Any]:
     return extras
 
 
-def apply_memory_payload(home: HermesHome, payload: dict[str, Any],
-                         origin: str = APPROVED_ORIGIN) -> dict[str, Any]:  # fmt: skip
+def apply_memory_payload(home: HermesHome, payload: dict[str, Any]) -> dict[str, Any]:
     """Replay a staged memory write without the gate (``apply_memory_pending``)."""
     target = payload.get("target")
     if target not in fmt.TARGETS:
@@ -162,15 +163,31 @@ def apply_memory_payload(home: HermesHome, payload: dict[str, Any],
 
 
 def apply_record(home: HermesHome, record: PendingRecord, payload: dict[str, Any] | None = None,
-                 origin: str = APPROVED_ORIGIN) -> dict[str, Any]:  # fmt: skip
-    """Write a staged record (or, for a partial approval, some of its ops)."""
+                 origin: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """Write a staged record (or, for a partial approval, some of its ops).
+
+    Without ``origin`` this is a person's approval in this app: history records the
+    proposer (the record's ``origin`` and ``session_id``) as who wrote it, approved in the
+    app, or the app as the writer when the person edited the record before approving it.
+    With ``origin`` (a review writing its own change at once) that origin writes it."""
     if record.problem:
         return {"success": False, "error": record.problem}
-    # History records who approved it and which session staged it (what that session taught).
-    with writing_as(origin, session=record.session_id, pending=record.id):
+    with writing_as(**history_writer(record, origin)):
         if record.subsystem == MEMORY:
-            return apply_memory_payload(home, payload or record.payload, origin)
+            return apply_memory_payload(home, payload or record.payload)
         return apply_skill_plan(home, plan_skill(home, record))
+
+
+def history_writer(record: PendingRecord, origin: str | None = None) -> dict[str, Any]:
+    """The history fields of writing ``record``: origin, session, the pending id, and who
+    approved it (``approved_by``) or, for an edited record, who proposed it (``proposed_by``)."""
+    proposer = record.origin if record.origin in _PROPOSERS else UNKNOWN
+    fields: dict[str, Any] = {"session": record.session_id, "pending": record.id}
+    if origin is not None:
+        return {"origin": origin, **fields}
+    if record.data.get("edited_at") is not None:  # the text written is the person's
+        return {"origin": APPROVED_ORIGIN, **fields, "proposed_by": proposer}
+    return {"origin": proposer, **fields, "approved_by": APPROVED_ORIGIN}
 
 
 def pin_memory_write(store: MemoryStore, payload: dict[str, Any]) -> MemoryPlan | dict[str, Any]:

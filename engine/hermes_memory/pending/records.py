@@ -2,7 +2,8 @@
 
 The record is a JSON object (spec §1.2): ``id``, ``subsystem``, ``action``, ``summary``,
 ``origin``, ``created_at`` (epoch seconds) and ``payload`` (the exact tool arguments to
-replay). Every other key is kept as it was read; the optional keys we add are ignored by
+replay). ``origin`` and our ``session_id`` name the proposer, whom history records as the
+writer when a person approves the record. Every other key is kept as it was read; the optional keys we add are ignored by
 upstream's readers: ``session_id``, ``depends_on``, ``base_sha256`` (the hash of the skill
 file a change was planned against, ``null`` for "did not exist"), ``migrated_from``, and
 after a refused approval ``status: "failed"``, ``last_error``, ``attempts``, ``failed_at``.

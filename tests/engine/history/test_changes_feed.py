@@ -94,3 +94,24 @@ def test_the_graph_still_builds_when_history_is_unreadable(home):
     payload = api.graph_build(home, include_all=True)
     assert "still-here" in {node["id"] for node in payload["nodes"]}
     assert all("history" not in node for node in payload["nodes"])
+
+
+def test_a_write_approved_in_the_app_is_left_out_with_the_apps_own(home):
+    import json
+
+    from hermes_memory.pending import PendingQueue
+
+    mark = time.time()
+    record = {"id": "ab12cd40", "subsystem": "memory", "action": "add", "summary": "add to memory",
+              "origin": "background_review", "created_at": mark, "session_id": "s-review",
+              "payload": {"action": "add", "target": "memory", "content": "Approved fact."}}  # fmt: skip
+    folder = home.path / "pending" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "ab12cd40.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+    assert PendingQueue(home).approve("ab12cd40").ok
+    _agent_writes(home, ["Approved fact.", "The agent's own."])
+    feed = api.changes_since(home, since=mark, capture=True, exclude_origins=["app"])["changes"]
+    assert [c["origin"] for c in feed] == ["unknown"]  # the capture; the approval is the app's doing
+    everything = api.changes_since(home, since=mark)["changes"]
+    approved = next(c for c in everything if c.get("approved_by") == "app")
+    assert (approved["origin"], approved["session"]) == ("background_review", "s-review")

@@ -87,7 +87,8 @@ def test_capture_import_state_provenance_lineage(home, store, capsys):
     assert code == 0 and "added    by hand" in out
 
 
-@pytest.mark.parametrize("zone", ["UTC", "Europe/London", "Asia/Kolkata", "Australia/Lord_Howe", "America/St_Johns"])
+@pytest.mark.parametrize("zone", ["UTC", "Europe/London", "Asia/Kolkata", "Australia/Lord_Howe", "America/St_Johns",
+                                  "Africa/Monrovia"])  # fmt: skip
 def test_log_dates_are_local_time_across_clock_changes(zone, monkeypatch):
     from hermes_memory.history import commands
 
@@ -99,6 +100,8 @@ def test_log_dates_are_local_time_across_clock_changes(zone, monkeypatch):
         # around every hour of two years (so every clock change), and anywhere at all
         moments = [1.7e9 + 3600 * k + rng.uniform(-90, 90) for k in range(0, 17_520, 7)]
         moments += [rng.uniform(0, 4e9) for _ in range(2000)]
+        # before 1970, and offsets in seconds (Monrovia kept -0:44:30 until 1972)
+        moments += [rng.uniform(-2e9, 1e8) for _ in range(2000)] + [-60.5, -0.5, 63_072_000.0]
         for ts in moments:
             assert commands._date(ts) == time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)), ts
     finally:

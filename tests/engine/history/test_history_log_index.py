@@ -131,7 +131,7 @@ def test_a_damaged_or_hostile_index_is_rebuilt(home, store):
     _busy_home(home, store)
     expected = log(home)["events"]
     path = _index(home)
-    for damage in ("not json", json.dumps([1, 2]), json.dumps({"v": 1, "rows": "x"}),
+    for damage in ("not json", json.dumps([1, 2]), json.dumps({"v": log_index.VERSION, "rows": "x"}),
                    json.dumps({**json.loads(path.read_text()), "rows": [[1], "row", None]})):  # fmt: skip
         log(home)
         path.write_text(damage, encoding="utf-8")
@@ -151,3 +151,29 @@ def test_an_index_that_is_a_link_is_not_followed(home, store, tmp_path):
     _index(home).symlink_to(outside)
     assert log(home)["events"] == _reference(home)
     assert outside.read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_process_listing_again_keeps_the_index_it_read(home, store, monkeypatch):
+    _busy_home(home, store)
+    log(home)
+    decoded: list[int] = []
+    real_decode = log_index._decode
+    monkeypatch.setattr(log_index, "_decode", lambda data: decoded.append(len(data)) or real_decode(data))
+    assert log(home)["events"] == _reference(home)
+    assert decoded == []  # neither the index nor the log was decoded again
+    rows_before, _ = log_index.summary_rows(home)
+    count = len(rows_before)
+    store.add("memory", "A fact after the first listing")
+    assert log(home)["events"] == _reference(home)
+    assert decoded == []  # extended from the kept index, which was then written and kept
+    assert len(rows_before) == count  # what an earlier call returned is never changed
+    # another process replacing the index file: its version is read, not the kept one
+    path = _index(home)
+    index = json.loads(path.read_text(encoding="utf-8"))
+    index["problems"] = ["a problem only the other process saw"]
+    other = path.with_name("other.tmp")
+    other.write_text(json.dumps(index), encoding="utf-8")
+    other.replace(path)
+    assert log(home)["problems"] == ["a problem only the other process saw"]
+    assert len(decoded) == 1
+

@@ -176,5 +176,6 @@ def test_an_approval_is_recorded_in_history_with_its_origin_and_the_staging_sess
     write_upstream(queue_home, "memory", "ab12cd34", payload, session_id="20261130_101500_feed")
     assert PendingQueue(queue_home).approve("ab12cd34").ok
     last = HistoryStore(queue_home).read_events().events[-1]
-    assert last["kind"] == "memory" and last["origin"] == "app"
+    assert last["kind"] == "memory" and last["origin"] == "foreground"  # the agent proposed it
     assert last["session"] == "20261130_101500_feed" and last["pending"] == "ab12cd34"
+    assert last["approved_by"] == "app"

@@ -95,7 +95,7 @@ def test_restoring_an_entry_while_the_agent_writes_loses_nothing(qtbot, window, 
     panel = window.versions
     window.set_view("memory")
     card = window.memory.editors["memory"]
-    qtbot.waitUntil(lambda: card.status is not None, timeout=5000)
+    qtbot.waitUntil(lambda: card.status is not None and card.card_list.complete, timeout=5000)
     # the card's History button opens that entry's lineage
     from hermes_studio.memory.card import EntryCard
 

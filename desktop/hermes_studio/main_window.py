@@ -37,7 +37,7 @@ from .graph.homes import HomeSwitcher, RecentHomes
 from .graph.style import DARK_CANVAS, LIGHT_CANVAS
 from .icons import app_icon
 from .inbox import InboxPanel
-from .memory.widget import StatusMeters
+from .memory.meter import StatusMeters
 from .settings import Settings
 from .theme import MODES, Mode, apply_theme, current_mode, theme_for
 from .undo import FaceCall, History

@@ -1,0 +1,52 @@
+"""What a launch imports before the graph's first frame, checked in a fresh interpreter:
+pyqtgraph only for what the canvas draws (the rest still there when asked for by name), Qt's
+classes made on first use, and none of the modules of the tabs made later or of the
+engine's store, scanner and config reader (they load on the worker threads, or when the
+tab that needs them is first shown)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+NOT_AT_START = [
+    "pyqtgraph.parametertree", "pyqtgraph.imageview", "pyqtgraph.widgets.PlotWidget",
+    "hermes_studio.memory.editor", "hermes_studio.memory.consolidate", "hermes_studio.sessions.panel",
+    "hermes_studio.versions.panel", "hermes_memory.api", "hermes_memory.config", "hermes_memory.memory.scan",
+    "hermes_memory.memory.store", "hermes_memory.learning.mutations", "ruamel.yaml",
+]
+
+SCRIPT = f"""
+import json, sys
+import hermes_studio.app
+from PySide6 import QtWidgets
+import pyqtgraph as pg
+report = {{"loaded": [name for name in {NOT_AT_START!r} if name in sys.modules],
+          "qt_made_up_front": "QCalendarWidget" in vars(QtWidgets)}}
+from pyqtgraph.graphicsItems.ViewBox import ViewBox
+report["canvas_names"] = pg.ViewBox is ViewBox and callable(pg.mkPen) and pg.GraphicsView is not None
+from pyqtgraph.widgets.PlotWidget import PlotWidget
+report["other_names"] = pg.PlotWidget is PlotWidget and pg.ImageView is not None
+import hermes_studio.memory as memory
+from hermes_studio.memory.editor import StoreEditor
+report["memory_names"] = memory.StoreEditor is StoreEditor and memory.MemoryEditors.__name__ == "MemoryEditors"
+print(json.dumps(report))
+"""
+
+
+def test_a_launch_imports_only_what_the_first_frame_needs():
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               PYTHONPATH=os.pathsep.join([str(ROOT / "engine"), str(ROOT / "desktop"), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["loaded"] == []
+    assert not report["qt_made_up_front"]
+    assert report["canvas_names"]
+    assert report["other_names"]  # the rest of pyqtgraph is still there, on first use
+    assert report["memory_names"]

@@ -103,9 +103,13 @@ class MainWindow(QMainWindow):
         RecentHomes(self.settings.qsettings).add(home, demo=demo)
         self._lazy: dict[str, QWidget] = {}  # the lazy tabs made so far
         self.tabs.addTab(QWidget(), LAZY_TABS["memory"])
-        self.inbox = InboxPanel(self.workspace, self)
+        # The Inbox's listing and the changes since the last look are read once the graph is
+        # drawn (its first frame does not wait on them), or at once if one is shown first.
+        self.inbox = InboxPanel(self.workspace, self, start=False)
         self.inbox.install(self.tabs, self.statusBar())  # its tab, badge and status-bar count
-        self.changes = ChangesPanel(self.workspace, self.settings, self.history, self)
+        self.changes = ChangesPanel(self.workspace, self.settings, self.history, self, start=False)
+        self._followers_started = False
+        self.graph.sig_ready.connect(self._start_followers)
         self.tabs.addTab(self.changes, "Changes")
         changes_wiring.connect(self)  # marks, pulses and ghost nodes on the graph
         self.tabs.addTab(QWidget(), LAZY_TABS["history"])
@@ -145,7 +149,17 @@ class MainWindow(QMainWindow):
             raise ValueError(f"Unknown view {view!r}; use one of {', '.join(VIEWS)}.")
         if view in LAZY_TABS:
             self.tab(view)
+        elif view in ("inbox", "changes"):
+            self._start_followers()
         self.tabs.setCurrentIndex(VIEWS.index(view))
+
+    def _start_followers(self) -> None:
+        """The first reads of the Inbox and Changes tabs (once)."""
+        if self._followers_started:
+            return
+        self._followers_started = True
+        self.inbox.refresh()
+        self.changes.load_since()
 
     # --- the tabs made on first show ------------------------------------------------------
     @property
@@ -191,10 +205,12 @@ class MainWindow(QMainWindow):
 
     def _make_memory(self) -> MemoryEditors:
         from .memory import MemoryEditors
+        from .memory.card import HISTORY_REQUESTS
         from .versions.past import PastStores
 
         memory = MemoryEditors(self.workspace, self)
         memory.tabs.currentChanged.connect(self._on_tab_changed)
+        HISTORY_REQUESTS.sig_entry.connect(self._card_history)
         self._past = PastStores(self.workspace, self.history, memory)
         self._past.attach(memory.tabs, memory)
         self._past.sig_back_to_now.connect(lambda: self.graph.scrubber.scrub(1.0))
@@ -239,10 +255,7 @@ class MainWindow(QMainWindow):
 
     # --- history: the tab, "History" on cards and nodes, the memory at the playhead ----
     def _wire_versions(self) -> None:
-        from .memory.card import HISTORY_REQUESTS
-
-        HISTORY_REQUESTS.sig_entry.connect(self._card_history)
-        self.graph.details.sig_history.connect(self.show_node_history)
+        self.graph.details.sig_history.connect(self.show_node_history)  # (cards: _make_memory)
         self.graph.replay.sig_state.connect(self._replayed)
 
     def _replayed(self, when: float | None, state: dict | None) -> None:
@@ -478,8 +491,11 @@ class MainWindow(QMainWindow):
         self.commands.refresh()
 
     def _on_tab_changed(self, index: int) -> None:
-        if self.sender() is self.tabs and 0 <= index < len(VIEWS) and VIEWS[index] in LAZY_TABS:
-            self.tab(VIEWS[index])  # shown for the first time: made now
+        view = VIEWS[index] if self.sender() is self.tabs and 0 <= index < len(VIEWS) else None
+        if view in LAZY_TABS:
+            self.tab(view)  # shown for the first time: made now
+        elif view in ("inbox", "changes"):
+            self._start_followers()
         self.commands.refresh()
         if self._pending_splitters:
             QTimer.singleShot(0, self, self._restore_splitters)
@@ -645,6 +661,7 @@ class MainWindow(QMainWindow):
 
     def grab(self, *args):  # noqa: D102 - a screenshot waits for the first graph and entries
         self.graph.wait_ready(120_000)  # a big home under load can take a while; never grab "Reading…"
+        self._start_followers()  # (started by the drawn graph, unless it never came)
         self.inbox.wait_ready(5000)
         self.changes.wait_ready(5000)
         if self.current_view() == "history":

@@ -50,3 +50,27 @@ def test_a_launch_imports_only_what_the_first_frame_needs():
     assert report["canvas_names"]
     assert report["other_names"]  # the rest of pyqtgraph is still there, on first use
     assert report["memory_names"]
+
+
+def test_the_lighter_pyside_check_answers_as_pysides_own():
+    """PySide6's own check reads each module's source through inspect; ours reads the file.
+    Same answer for every module a launch and the engine face import."""
+    import inspect
+
+    import hermes_memory.api  # noqa: F401
+    import hermes_studio.app  # noqa: F401
+    from hermes_studio import pyside_imports
+
+    feature = sys.modules["shibokensupport.feature"]
+    assert feature._mod_uses_pyside is pyside_imports._uses_pyside
+
+    def by_inspect(module) -> bool:
+        try:
+            return "PySide6" in inspect.getsource(module)
+        except (TypeError, OSError, SyntaxError):
+            return False
+
+    modules = [module for module in list(sys.modules.values()) if module is not None]
+    assert len(modules) > 300
+    assert any(pyside_imports._uses_pyside(module) for module in modules)  # (it can say yes)
+    assert [m.__name__ for m in modules if by_inspect(m) != pyside_imports._uses_pyside(m)] == []

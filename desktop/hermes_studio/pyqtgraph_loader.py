@@ -73,9 +73,10 @@ def _import_parts() -> types.ModuleType:
         exec(compile(now, spec.origin, "exec"), vars(package))  # noqa: S102 - pyqtgraph's own code
         for part in PARTS:
             vars(package).update(_public(importlib.import_module(f"pyqtgraph.{part}")))
-    except BaseException:
-        for name in [name for name in sys.modules if name == "pyqtgraph" or name.startswith("pyqtgraph.")]:
-            del sys.modules[name]
+    except BaseException:  # start again from nothing (but the Qt mirrors, which have no spec)
+        for name, module in list(sys.modules.items()):
+            if (name == "pyqtgraph" or name.startswith("pyqtgraph.")) and getattr(module, "__spec__", None):
+                del sys.modules[name]
         raise
     rest = compile(later, spec.origin, "exec")
 
@@ -112,8 +113,8 @@ def load() -> Any:
     try:
         try:
             return _import_parts()
-        except (ImportError, SyntaxError, OSError, AttributeError, NameError):
-            import pyqtgraph  # the plain way, all of it
+        except Exception:  # noqa: BLE001 - whatever did not fit: the plain way, all of it
+            import pyqtgraph
 
             return pyqtgraph
     finally:

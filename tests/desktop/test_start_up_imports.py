@@ -74,3 +74,25 @@ def test_the_lighter_pyside_check_answers_as_pysides_own():
     assert len(modules) > 300
     assert any(pyside_imports._uses_pyside(module) for module in modules)  # (it can say yes)
     assert [m.__name__ for m in modules if by_inspect(m) != pyside_imports._uses_pyside(m)] == []
+
+
+def test_pyqtgraph_is_imported_the_plain_way_when_its_init_does_not_fit():
+    script = """
+import importlib, sys
+real = importlib.import_module
+def refuse(name, *args, **kwargs):  # half-way through the canvas's parts
+    if name == "pyqtgraph.widgets.GraphicsView":
+        raise ImportError("a pyqtgraph this loader does not fit")
+    return real(name, *args, **kwargs)
+importlib.import_module = refuse
+from hermes_studio.pyqtgraph_loader import pyqtgraph as pg
+importlib.import_module = real
+from PySide6 import QtWidgets
+print(pg.PlotWidget.__name__, "pyqtgraph.parametertree" in sys.modules, "QCalendarWidget" in vars(QtWidgets))
+"""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               PYTHONPATH=os.pathsep.join([str(ROOT / "engine"), str(ROOT / "desktop"), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # all of pyqtgraph, and still without making every Qt class up front
+    assert done.stdout.split() == ["PlotWidget", "True", "False"]

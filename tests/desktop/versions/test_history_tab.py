@@ -170,6 +170,7 @@ def test_a_damaged_history_shows_a_clear_state_and_the_app_works(qtbot, history_
     panel = window.versions
     qtbot.waitUntil(lambda: "damaged line" in panel.header.text(), timeout=10000)
     assert panel.items  # the good versions are still listed
+    qtbot.waitUntil(lambda: window.changes.ready, timeout=10000)  # its capture at opening is done
 
     store.events_path.unlink()
     store.events_path.mkdir()  # unreadable as a file

@@ -31,7 +31,10 @@ from PySide6.QtWidgets import QApplication, QWidget
 from hermes_memory.home import HermesHome, HomeError, check_profile_name
 from hermes_memory.remote.ssh import is_ssh_url
 
-from . import __version__
+from . import (
+    __version__,
+    pyside_imports,  # noqa: F401 - first: every import after it is checked faster
+)
 from .graph.homes import RecentHomes
 from .icons import app_icon
 from .main_window import APP_NAME, VIEWS, MainWindow

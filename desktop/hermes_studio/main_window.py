@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import html
 import time
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QEventLoop, Qt, QTimer
@@ -37,17 +38,23 @@ from .graph.homes import HomeSwitcher, RecentHomes
 from .graph.style import DARK_CANVAS, LIGHT_CANVAS
 from .icons import app_icon
 from .inbox import InboxPanel
-from .memory import MemoryEditors, StatusMeters
-from .memory.editor import StoreEditor
-from .sessions import SessionsPanel
+from .memory.meter import StatusMeters
 from .settings import Settings
 from .theme import MODES, Mode, apply_theme, current_mode, theme_for
 from .undo import FaceCall, History
-from .versions import PastStores, VersionsPanel
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .memory import MemoryEditors, StoreEditor
+    from .sessions import SessionsPanel
+    from .versions import PastStores, VersionsPanel
 
 APP_NAME = "Hermes Memory Studio"
 VIEWS = ("graph", "memory", "inbox", "changes", "history", "sessions")
+#: Tabs made the first time they are shown (or asked for), not at start-up: the graph's
+#: first frame does not wait for them. The Inbox and Changes follow the home from the
+#: start (the Inbox count, the marks and ghost nodes on the graph, the live feed).
+LAZY_TABS = {"memory": "Memory", "history": "History", "sessions": "Sessions"}
 DEFAULT_SIZE = (1200, 800)
 #: Below this width the graph's filter panel folds away (View ▸ Side panels brings it back).
 NARROW_WIDTH = 1180
@@ -95,18 +102,20 @@ class MainWindow(QMainWindow):
         self.home_switcher.setAccessibleName("Home and profile")
         self.tabs.setCornerWidget(self.home_switcher, Qt.Corner.TopRightCorner)
         RecentHomes(self.settings.qsettings).add(home, demo=demo)
-        self.memory = MemoryEditors(self.workspace, self)
-        self.tabs.addTab(self.memory, "Memory")
-        self.inbox = InboxPanel(self.workspace, self)
+        self._lazy: dict[str, QWidget] = {}  # the lazy tabs made so far
+        self.tabs.addTab(QWidget(), LAZY_TABS["memory"])
+        # The Inbox's listing and the changes since the last look are read once the graph is
+        # drawn (its first frame does not wait on them), or at once if one is shown first.
+        self.inbox = InboxPanel(self.workspace, self, start=False)
         self.inbox.install(self.tabs, self.statusBar())  # its tab, badge and status-bar count
-        self.changes = ChangesPanel(self.workspace, self.settings, self.history, self)
+        self.changes = ChangesPanel(self.workspace, self.settings, self.history, self, start=False)
+        self._followers_started = False
+        self.graph.sig_ready.connect(self._start_followers)
         self.tabs.addTab(self.changes, "Changes")
         changes_wiring.connect(self)  # marks, pulses and ghost nodes on the graph
-        self.versions = VersionsPanel(self.workspace, self.history, self)
-        self.tabs.addTab(self.versions, "History")
+        self.tabs.addTab(QWidget(), LAZY_TABS["history"])
+        self.tabs.addTab(QWidget(), LAZY_TABS["sessions"])
         self._wire_versions()
-        self.sessions = SessionsPanel(self.workspace, self)
-        self.tabs.addTab(self.sessions, "Sessions")
         self._wire_sessions()
         self.setCentralWidget(self.tabs)
 
@@ -129,7 +138,6 @@ class MainWindow(QMainWindow):
 
         self.commands = install(self)
         self.tabs.currentChanged.connect(self._on_tab_changed)
-        self.memory.tabs.currentChanged.connect(self._on_tab_changed)
         self.apply_canvas_theme()
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_scheme)
         self._restore_settings(view)
@@ -140,7 +148,94 @@ class MainWindow(QMainWindow):
         """Make ``view`` (one of :data:`VIEWS`) the current tab."""
         if view not in VIEWS:
             raise ValueError(f"Unknown view {view!r}; use one of {', '.join(VIEWS)}.")
+        if view in LAZY_TABS:
+            self.tab(view)
+        elif view in ("inbox", "changes"):
+            self._start_followers()
         self.tabs.setCurrentIndex(VIEWS.index(view))
+
+    def _start_followers(self) -> None:
+        """The first reads of the Inbox and Changes tabs (once)."""
+        if self._followers_started:
+            return
+        self._followers_started = True
+        self.inbox.refresh()
+        self.changes.load_since()
+
+    # --- the tabs made on first show ------------------------------------------------------
+    @property
+    def memory(self) -> MemoryEditors:
+        return self.tab("memory")  # type: ignore[return-value]
+
+    @property
+    def versions(self) -> VersionsPanel:
+        return self.tab("history")  # type: ignore[return-value]
+
+    @property
+    def sessions(self) -> SessionsPanel:
+        return self.tab("sessions")  # type: ignore[return-value]
+
+    @property
+    def past(self) -> PastStores:
+        self.tab("memory")
+        return self._past
+
+    def made(self, view: str) -> QWidget | None:
+        """The panel of a lazy tab if it has been made, without making it."""
+        return self._lazy.get(view)
+
+    def tab(self, view: str) -> QWidget:
+        """The panel of ``view``'s tab, made now if this is the first time it is needed."""
+        panel = self._lazy.get(view)
+        if panel is not None or view not in LAZY_TABS:
+            return panel if panel is not None else self.tabs.widget(VIEWS.index(view))
+        make = {"memory": self._make_memory, "history": self._make_versions, "sessions": self._make_sessions}
+        panel = self._lazy[view] = make[view]()
+        index, current = VIEWS.index(view), self.tabs.currentIndex()
+        placeholder = self.tabs.widget(index)
+        blocked = self.tabs.blockSignals(True)  # the same tab stays current: nothing to report
+        self.tabs.removeTab(index)
+        self.tabs.insertTab(index, panel, LAZY_TABS[view])
+        self.tabs.setCurrentIndex(current)
+        self.tabs.blockSignals(blocked)
+        placeholder.deleteLater()
+        self._remember_splitters()
+        if self.isVisible() and self._pending_splitters:
+            QTimer.singleShot(0, self, self._restore_splitters)
+        return panel
+
+    def _make_memory(self) -> MemoryEditors:
+        from .memory import MemoryEditors
+        from .memory.card import HISTORY_REQUESTS
+        from .versions.past import PastStores
+
+        memory = MemoryEditors(self.workspace, self)
+        memory.tabs.currentChanged.connect(self._on_tab_changed)
+        HISTORY_REQUESTS.sig_entry.connect(self._card_history)
+        self._past = PastStores(self.workspace, self.history, memory)
+        self._past.attach(memory.tabs, memory)
+        self._past.sig_back_to_now.connect(lambda: self.graph.scrubber.scrub(1.0))
+        replay = self.graph.replay
+        if replay.state is not None:  # the playhead is in the past already
+            self._past.show_state(replay.when, replay.state)
+        self._wire_editors(memory)
+        for editor in memory.editors.values():
+            editor.restyle()  # the canvas theme of the moment
+        return memory
+
+    def _make_versions(self) -> VersionsPanel:
+        from .versions import VersionsPanel
+
+        return VersionsPanel(self.workspace, self.history, self)
+
+    def _make_sessions(self) -> SessionsPanel:
+        from .sessions import SessionsPanel
+
+        sessions = SessionsPanel(self.workspace, self)
+        sessions.sig_open_node.connect(lambda node_id: (self.set_view("graph"), self.graph.open_node(node_id)))
+        sessions.sig_open_entry.connect(self.open_entry)
+        sessions.sig_reverted.connect(self._record_revert)
+        return sessions
 
     def current_view(self) -> str:
         return VIEWS[self.tabs.currentIndex()]
@@ -151,7 +246,7 @@ class MainWindow(QMainWindow):
         return self.memory.show_store(target)
 
     def current_editor(self) -> StoreEditor | None:
-        if self.current_view() != "memory":
+        if self.current_view() != "memory" or self.made("memory") is None:
             return None
         target = self.memory.current_target()
         return self.memory.editors[target] if target is not None else None
@@ -161,14 +256,12 @@ class MainWindow(QMainWindow):
 
     # --- history: the tab, "History" on cards and nodes, the memory at the playhead ----
     def _wire_versions(self) -> None:
-        from .memory.card import HISTORY_REQUESTS
+        self.graph.details.sig_history.connect(self.show_node_history)  # (cards: _make_memory)
+        self.graph.replay.sig_state.connect(self._replayed)
 
-        HISTORY_REQUESTS.sig_entry.connect(self._card_history)
-        self.graph.details.sig_history.connect(self.show_node_history)
-        self.past = PastStores(self.workspace, self.history, self.memory)
-        self.past.attach(self.memory.tabs, self.memory)
-        self.graph.replay.sig_state.connect(self.past.show_state)
-        self.past.sig_back_to_now.connect(lambda: self.graph.scrubber.scrub(1.0))
+    def _replayed(self, when: float | None, state: dict | None) -> None:
+        if self.made("memory") is not None:  # else shown when the Memory tab is made
+            self._past.show_state(when, state)
 
     def show_node_history(self, node_id: str) -> None:
         node = self.graph.data.node(node_id) if self.graph.data else None
@@ -176,11 +269,12 @@ class MainWindow(QMainWindow):
         self.set_view("history")
 
     def _card_history(self, card, text: str) -> None:
-        if not shiboken6.isValid(self) or not self.memory.isAncestorOf(card):
+        memory = self.made("memory")
+        if not shiboken6.isValid(self) or memory is None or not memory.isAncestorOf(card):
             return  # a card of another window
         from hermes_memory.memory.entries import fingerprint
 
-        target = next(t for t, editor in self.memory.editors.items() if editor.isAncestorOf(card))
+        target = next(t for t, editor in memory.editors.items() if editor.isAncestorOf(card))
         self.versions.show_entry(target, fingerprint(text), text)
         self.set_view("history")
 
@@ -202,7 +296,8 @@ class MainWindow(QMainWindow):
         self.graph.view.set_canvas_style(style)
         self.graph.scrubber.style_ = style
         self.graph.scrubber.update()
-        for editor in self.memory.editors.values():
+        memory = self.made("memory")
+        for editor in memory.editors.values() if memory is not None else ():
             editor.restyle()
         self.commands.refresh()
 
@@ -239,12 +334,6 @@ class MainWindow(QMainWindow):
         message = self.graph.message
         message.sig_undo.disconnect(self.graph.undo)  # its Undo button is Edit ▸ Undo too
         message.sig_undo.connect(lambda _step: self.undo())
-        self.memory.consolidate.sig_applied.connect(self._record_consolidation)
-        for editor in self.memory.editors.values():
-            editor.sig_saved.connect(functools.partial(self._record_save, editor))
-            # Edit ▸ Undo/Redo carry these keys; the editors' own buttons stay.
-            editor.undo_action.setShortcuts([])
-            editor.redo_action.setShortcuts([])
         find = QKeySequence(QKeySequence.StandardKey.Find)
         for shortcut in self.graph.findChildren(QShortcut):
             if shortcut.key() == find:
@@ -252,13 +341,19 @@ class MainWindow(QMainWindow):
         self._last_undo_source: list[str] = []
 
     def _wire_sessions(self) -> None:
-        """Sessions links open the graph and the editors; "Where this came from" in a node's
-        details or on a memory card opens the Sessions tab; a revert joins the undo stack."""
-        self.sessions.sig_open_node.connect(lambda node_id: (self.set_view("graph"), self.graph.open_node(node_id)))
-        self.sessions.sig_open_entry.connect(self.open_entry)
-        self.sessions.sig_reverted.connect(self._record_revert)
+        """Sessions links open the graph and the editors (see :meth:`_make_sessions`); "Where
+        this came from" in a node's details or on a memory card opens the Sessions tab."""
         self.graph.details.sig_origin.connect(self.show_origin_of_node)
-        for editor in self.memory.editors.values():
+
+    def _wire_editors(self, memory: MemoryEditors) -> None:
+        """A new Memory tab: its saves and merges join the undo history, "Where this came
+        from" on a card opens the Sessions tab."""
+        memory.consolidate.sig_applied.connect(self._record_consolidation)
+        for editor in memory.editors.values():
+            editor.sig_saved.connect(functools.partial(self._record_save, editor))
+            # Edit ▸ Undo/Redo carry these keys; the editors' own buttons stay.
+            editor.undo_action.setShortcuts([])
+            editor.redo_action.setShortcuts([])
             editor.sig_origin.connect(
                 lambda text, t=editor.target: self.show_origin(target=t, fingerprint=fingerprint(text)))
 
@@ -396,7 +491,12 @@ class MainWindow(QMainWindow):
             self._last_undo_source.pop()
         self.commands.refresh()
 
-    def _on_tab_changed(self, _index: int) -> None:
+    def _on_tab_changed(self, index: int) -> None:
+        view = VIEWS[index] if self.sender() is self.tabs and 0 <= index < len(VIEWS) else None
+        if view in LAZY_TABS:
+            self.tab(view)  # shown for the first time: made now
+        elif view in ("inbox", "changes"):
+            self._start_followers()
         self.commands.refresh()
         if self._pending_splitters:
             QTimer.singleShot(0, self, self._restore_splitters)
@@ -412,10 +512,25 @@ class MainWindow(QMainWindow):
 
     # --- remembering ----------------------------------------------------------------------
     def splitters(self) -> dict[str, QSplitter]:
+        """The splitters whose sizes are remembered, of the tabs made so far."""
         found = {"graph": self.graph.splitter}
-        for target, editor in self.memory.editors.items():
+        memory = self.made("memory")
+        for target, editor in memory.editors.items() if memory is not None else ():
             found[f"editor-{target}"] = editor.splitter
         return found
+
+    def _remember_splitters(self) -> None:
+        """Queue the remembered sizes of splitters not sized yet (a tab made just now)."""
+        pending = getattr(self, "_pending_splitters", {})
+        seen = getattr(self, "_sized_splitters", set())
+        for name, splitter in self.splitters().items():
+            if name in seen:
+                continue
+            seen.add(name)
+            sizes = self.settings.splitter(name)
+            if sizes is not None and len(sizes) == splitter.count():
+                pending[name] = sizes
+        self._pending_splitters, self._sized_splitters = pending, seen
 
     def _restore_settings(self, view: str | None) -> None:
         settings, label = self.settings, self.home.label
@@ -428,11 +543,7 @@ class MainWindow(QMainWindow):
                 self.move(x, y)
             if maximized:
                 self.setWindowState(Qt.WindowState.WindowMaximized)
-        self._pending_splitters = {
-            name: sizes
-            for name, splitter in self.splitters().items()
-            if (sizes := settings.splitter(name)) is not None and len(sizes) == splitter.count()
-        }
+        self._remember_splitters()
         remembered = settings.home_value(label, "view")
         self.set_view(view or (remembered if remembered in VIEWS else VIEWS[0]))
         graph = settings.home_value(label, "graph", {})
@@ -528,7 +639,8 @@ class MainWindow(QMainWindow):
         return [editor for editor in editors if editor.has_unsaved_work()]
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
-        unsaved = self.memory.unsaved()
+        memory = self.made("memory")
+        unsaved = memory.unsaved() if memory is not None else []
         if unsaved and self.isVisible():
             answer = self.ask_unsaved(unsaved)
             if answer == QMessageBox.StandardButton.Save:
@@ -544,24 +656,29 @@ class MainWindow(QMainWindow):
                 return
         self.save_settings()
         self.graph.close_panel()
-        self.sessions.close_panel()
+        sessions = self.made("sessions")
+        if sessions is not None:
+            sessions.close_panel()
         self.workspace.close()
         super().closeEvent(event)
 
     def grab(self, *args):  # noqa: D102 - a screenshot waits for the first graph and entries
         self.graph.wait_ready(120_000)  # a big home under load can take a while; never grab "Reading…"
+        self._start_followers()  # (started by the drawn graph, unless it never came)
         self.inbox.wait_ready(5000)
         self.changes.wait_ready(5000)
         if self.current_view() == "history":
             self.versions.wait_ready(10000)
         if self.current_view() == "sessions":
             self.sessions.wait_ready(5000)
+        memory = self.made("memory")  # (a tab not made yet is not on screen)
+        editors = list(memory.editors.values()) if memory is not None else []
         deadline = time.monotonic() + 5
         loop = QEventLoop()
         while time.monotonic() < deadline and not all(
             (editor.disk.loaded or editor.status is not None)
             and (editor.card_list.complete or not editor.isVisible())
-            for editor in self.memory.editors.values()
+            for editor in editors
         ):
             loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         for _ in range(3):  # let the cards lay out around their text

@@ -97,7 +97,7 @@ class ChangesPanel(QWidget):
     sig_done = Signal(object)  # the engine's answer to an Undo or Pin
 
     def __init__(self, workspace: Workspace, settings: Settings, history: History | None = None,
-                 parent: QWidget | None = None) -> None:  # fmt: skip
+                 parent: QWidget | None = None, *, start: bool = True) -> None:  # fmt: skip
         super().__init__(parent)
         self.workspace = workspace
         self.settings = settings
@@ -136,7 +136,8 @@ class ChangesPanel(QWidget):
         layout.addWidget(self.banner)
         layout.addWidget(splitter, 1)
         workspace.sig_changed.connect(self._on_change)
-        self.load_since()
+        if start:  # else the window asks once the graph is drawn (load_since)
+            self.load_since()
 
     # --- engine calls ----------------------------------------------------------------------
     def _alive(self, callback):

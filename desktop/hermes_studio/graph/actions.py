@@ -13,11 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from hermes_memory.learning import parse_node_kind
-from hermes_memory.learning.memory_cards import parse_memory_id
-from hermes_memory.memory.edits import check_entry
-from hermes_memory.skills import skill_md_error
-from hermes_memory.skills.frontmatter import split_frontmatter
+# The engine's checks are imported where they are used: a launch does not need their
+# modules (the scanner's patterns, the store, YAML) before the graph's first frame.
 
 
 @dataclass(frozen=True)
@@ -54,6 +51,9 @@ def with_steps(result: dict[str, Any]) -> dict[str, Any]:
 
 def write_kind(node_id: str) -> str:
     """The Workspace change kind a mutation of ``node_id`` produces."""
+    from hermes_memory.learning import parse_node_kind
+    from hermes_memory.learning.memory_cards import parse_memory_id
+
     if parse_node_kind(node_id) == "memory":
         try:
             return parse_memory_id(node_id).target
@@ -64,6 +64,8 @@ def write_kind(node_id: str) -> str:
 
 def skill_body(content: str) -> str:
     """The Markdown after a SKILL.md's frontmatter (the engine's own splitter)."""
+    from hermes_memory.skills.frontmatter import split_frontmatter
+
     text = content.lstrip("\ufeff")
     yaml_text, body = split_frontmatter(text)
     return body if yaml_text is not None else text
@@ -71,10 +73,14 @@ def skill_body(content: str) -> str:
 
 def skill_problem(content: str, name: str) -> str | None:
     """Why the editor's text would be refused (the agent's SKILL.md rules), or None."""
+    from hermes_memory.skills import skill_md_error
+
     return skill_md_error(content, allow_name=name)
 
 
 def memory_problem(content: str) -> str | None:
+    from hermes_memory.memory.edits import check_entry
+
     check = check_entry(content)
     if check.empty:
         return "empty memory — use delete to remove it"

@@ -31,8 +31,6 @@ from PySide6.QtWidgets import (
 )
 
 from hermes_memory.home import HermesHome
-from hermes_memory.memory.edits import check_draft, check_entry
-from hermes_memory.memory.status import StoreStatus
 
 from ..memory.meter import CapacityMeter
 from . import actions
@@ -40,6 +38,8 @@ from .actions import memory_problem, skill_body, skill_problem
 from .model import MEMORY, GraphData, format_date, source_label
 
 if TYPE_CHECKING:
+    from hermes_memory.memory.status import StoreStatus
+
     from ..workspace import Workspace
 
 
@@ -414,6 +414,8 @@ class EditorDialog(QDialog):
         return problem
 
     def _check_memory(self, text: str) -> str | None:
+        from hermes_memory.memory.edits import check_draft, check_entry  # (not needed to start)
+
         check = check_entry(text)
         self.count_label.setText(f"{check.chars:,} chars")
         lines = [

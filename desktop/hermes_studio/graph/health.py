@@ -11,9 +11,9 @@ import weakref
 from typing import Any
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
+from ..pyqtgraph_loader import pyqtgraph as pg
 from .model import GraphData
 from .style import BADGE_BOX, badge_symbol
 

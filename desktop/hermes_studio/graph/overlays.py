@@ -14,12 +14,12 @@ import time
 from typing import Any
 
 import numpy as np
-import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem
 
+from ..pyqtgraph_loader import pyqtgraph as pg
 from .layout import TIMELINE
 from .model import MEMORY
 

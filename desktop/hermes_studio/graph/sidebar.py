@@ -282,6 +282,7 @@ class SidePanel(QScrollArea):
             self._paint_category_icons({}, hollow=True)
         else:
             self._paint_category_icons({name: e.colour for name, e in categories.items()})
+        self.category_list.blockSignals(True)  # a tooltip is an itemChanged too: no re-filter each
         for i in range(self.category_list.count()):
             item = self.category_list.item(i)
             entry = categories.get(item.text())
@@ -291,6 +292,7 @@ class SidePanel(QScrollArea):
                 + (" · shares the neutral colour (more categories than colours)" if shared else "")
                 + " · right-click to recolour"
             )
+        self.category_list.blockSignals(False)
         self.colour_key.clear()
         key = [e for e in entries if e.role != "category"]
         sharing = [name for name, e in categories.items() if e.colour == neutral and name != "memory"]

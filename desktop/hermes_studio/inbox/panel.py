@@ -57,7 +57,7 @@ class InboxPanel(QWidget):
     sig_decided = Signal(object)  # the engine's answer to a decision the person made
     sig_ready = Signal()  # the first listing and its selected item's preview are shown
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None, *, start: bool = True) -> None:
         super().__init__(parent)
         self.workspace = workspace
         self.home = workspace.home
@@ -122,7 +122,8 @@ class InboxPanel(QWidget):
         self._ages.timeout.connect(self.model.refresh_ages)
         self._ages.start()
         self._update_buttons()
-        self.refresh()
+        if start:  # else the window asks once the graph is drawn (refresh)
+            self.refresh()
 
     # --- tab badge and status bar -----------------------------------------------------------
     def install(self, tabs: QTabWidget, status_bar: QStatusBar) -> None:

@@ -9,8 +9,24 @@
 - :mod:`.style`: colours and the editor's stylesheet.
 """
 
-from .editor import StoreEditor
-from .meter import CapacityMeter
-from .widget import MemoryEditors, StatusMeters
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .editor import StoreEditor
+    from .meter import CapacityMeter
+    from .widget import MemoryEditors, StatusMeters
+
+#: Each name's module, imported on first use: the status bar's meters need only ``meter``,
+#: and the editors are made with the Memory tab, the first time it is shown.
+_HOMES = {"CapacityMeter": "meter", "MemoryEditors": "widget", "StatusMeters": "meter", "StoreEditor": "editor"}
 
 __all__ = ["CapacityMeter", "MemoryEditors", "StatusMeters", "StoreEditor"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)

@@ -7,13 +7,22 @@ by hand) show their real percentage, above 100.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
-from hermes_memory.memory.entries import usage_percent
+from hermes_memory.memory.entries import FILE_NAMES, TARGETS, usage_percent
 
 from .style import band, colours_for
+
+if TYPE_CHECKING:
+    from hermes_memory.memory.status import StoreStatus
+
+    from ..workspace import Workspace
+
+SHORT_LABELS = {"memory": "Notes", "user": "Profile"}
 
 
 def percent(used: int, limit: int) -> int:
@@ -204,3 +213,32 @@ class CapacityMeter(QWidget):
         ):
             self.sig_clicked.emit()
         super().mouseReleaseEvent(event)
+
+
+class StatusMeters(QWidget):
+    """Both stores' usage, always visible; a click opens that store's editor."""
+
+    sig_open = Signal(str)  # target
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.meters: dict[str, CapacityMeter] = {}
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 4, 0)
+        layout.setSpacing(12)
+        for target in TARGETS:
+            meter = CapacityMeter(SHORT_LABELS[target], compact=True, parent=self)
+            meter.sig_clicked.connect(lambda t=target: self.sig_open.emit(t))
+            self.meters[target] = meter
+            layout.addWidget(meter)
+        workspace.sig_store_status.connect(self._on_status)
+        for status in workspace.statuses.values():
+            self._on_status(status)
+
+    def _on_status(self, status: StoreStatus) -> None:
+        meter = self.meters.get(status.target)
+        if meter is not None:
+            meter.set_usage(
+                status.used, status.limit, enabled=status.enabled, error=status.error,
+                file_name=FILE_NAMES[status.target],
+            )

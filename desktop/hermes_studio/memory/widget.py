@@ -1,21 +1,17 @@
-"""The Memory tab (both editors and the Consolidate view) and the compact pair of meters in
-the status bar."""
+"""The Memory tab: both editors and the Consolidate view (the status bar's meters are in
+:mod:`.meter`)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from hermes_memory.memory.edits import check_draft
 from hermes_memory.memory.entries import FILE_NAMES, TARGETS
-from hermes_memory.memory.status import StoreStatus
 
 from ..workspace import Workspace
 from .consolidate import ConsolidateView
 from .editor import TITLES, StoreEditor
-from .meter import CapacityMeter
-
-SHORT_LABELS = {"memory": "Notes", "user": "Profile"}
+from .meter import SHORT_LABELS, CapacityMeter, StatusMeters  # noqa: F401 (where they were)
 
 
 def warm_checks() -> None:
@@ -71,32 +67,3 @@ class MemoryEditors(QWidget):
         editor = self.editors[target]
         title = TITLES[target][0] + (" •" if editor.has_unsaved_work() else "")
         self.tabs.setTabText(self.tabs.indexOf(editor), title)
-
-
-class StatusMeters(QWidget):
-    """Both stores' usage, always visible; a click opens that store's editor."""
-
-    sig_open = Signal(str)  # target
-
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.meters: dict[str, CapacityMeter] = {}
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 4, 0)
-        layout.setSpacing(12)
-        for target in TARGETS:
-            meter = CapacityMeter(SHORT_LABELS[target], compact=True, parent=self)
-            meter.sig_clicked.connect(lambda t=target: self.sig_open.emit(t))
-            self.meters[target] = meter
-            layout.addWidget(meter)
-        workspace.sig_store_status.connect(self._on_status)
-        for status in workspace.statuses.values():
-            self._on_status(status)
-
-    def _on_status(self, status: StoreStatus) -> None:
-        meter = self.meters.get(status.target)
-        if meter is not None:
-            meter.set_usage(
-                status.used, status.limit, enabled=status.enabled, error=status.error,
-                file_name=FILE_NAMES[status.target],
-            )

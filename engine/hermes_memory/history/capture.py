@@ -136,15 +136,18 @@ def _local_skills(home: HermesHome) -> dict[str, str]:
 
 
 def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]]:
+    from ..skills.usage import read_usage  # (skills imports the history: import late)
+
     timeline = Timeline(home, lazy=True)  # skill versions need no memory replays
     skills = _local_skills(home)
     names = set(skills) | {
         name for name in timeline.skill_names()
         if timeline.skill_fields(timeline.latest("skill", name))["state"] != "missing"
     }  # fmt: skip
+    usage = read_usage(home)  # once for all the skills
     events, blobs = [], {}
     for name in sorted(names):
-        state = skill_state(home, name, skills.get(name))
+        state = skill_state(home, name, skills.get(name), usage)
         head = timeline.latest("skill", name)
         known = timeline.skill_fields(head)
         same_text = (known["md"] or "")[:20] == (state["md"] or "")

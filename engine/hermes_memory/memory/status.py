@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config import MemoryConfig, load_memory_config
-from ..home import HermesHome
 from . import entries as fmt
-from .store import StoreReadError, damage_message, detect_drift, read_store_file
+
+if TYPE_CHECKING:
+    from ..config import MemoryConfig
+    from ..home import HermesHome
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,11 @@ def read_store_status(
     home: HermesHome, target: str, config: MemoryConfig | None = None
 ) -> StoreStatus:
     """Read one store now. Never raises for a bad file: the error is in the status."""
+    # Imported here: the desktop's views hold StoreStatus values without reading a store
+    # themselves, and need not load the config reader and the store on start-up.
+    from ..config import load_memory_config
+    from .store import StoreReadError, damage_message, detect_drift, read_store_file
+
     config = config if config is not None else load_memory_config(home)
     base = StoreStatus(
         target=target,

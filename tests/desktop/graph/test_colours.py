@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from hermes_studio.graph.colours import PALETTE, ColourBook, neutral_colour, preferred_slot
@@ -143,3 +144,20 @@ def test_a_colour_group_colours_what_its_search_finds(panel, qtbot):
     panel.remove_colour_group("docker")
     qtbot.waitUntil(lambda: not panel.view.drawing)
     assert all(rgb(panel.view.node_brush(i)) != (0xFF, 0x20, 0x20) for i in hits)
+
+
+def test_drawing_the_legend_filters_nothing_again(panel):
+    """The legend's tooltips are item changes of the category list: they must not each
+    re-run the filters and redraw the canvas (ten redraws per snapshot on the demo home)."""
+    categories = panel.category_list
+    categories.blockSignals(True)
+    for row in range(categories.count()):
+        categories.item(row).setToolTip("")  # so that drawing the legend changes every item
+    categories.blockSignals(False)
+    filtered = []
+    panel.sidebar.sig_filters.connect(filtered.append)
+    panel._show_legend()
+    assert filtered == []
+    assert "nodes" in categories.item(0).toolTip()
+    categories.item(0).setCheckState(Qt.CheckState.Unchecked)  # a real tick still filters
+    assert filtered

@@ -69,7 +69,8 @@ def window(qtbot, home):
 
 
 def test_memory_tab_holds_both_editors_and_the_status_bar_both_meters(window):
-    assert window.tabs.widget(1) is window.memory
+    memory = window.memory  # (made on first use)
+    assert window.tabs.widget(1) is memory
     assert [window.memory.tabs.tabText(i) for i in range(2)] == ["Agent notes", "User profile"]
     meters = window.meters.meters
     assert meters["memory"].text() == "Notes 12/2,200 · 0%"

@@ -95,7 +95,7 @@ def test_restoring_an_entry_while_the_agent_writes_loses_nothing(qtbot, window, 
     panel = window.versions
     window.set_view("memory")
     card = window.memory.editors["memory"]
-    qtbot.waitUntil(lambda: card.status is not None, timeout=5000)
+    qtbot.waitUntil(lambda: card.status is not None and card.card_list.complete, timeout=5000)
     # the card's History button opens that entry's lineage
     from hermes_studio.memory.card import EntryCard
 
@@ -173,6 +173,7 @@ def test_a_damaged_history_shows_a_clear_state_and_the_app_works(qtbot, history_
     panel = window.versions
     qtbot.waitUntil(lambda: "damaged line" in panel.header.text(), timeout=10000)
     assert panel.items  # the good versions are still listed
+    qtbot.waitUntil(lambda: window.changes.ready, timeout=10000)  # its capture at opening is done
 
     store.events_path.unlink()
     store.events_path.mkdir()  # unreadable as a file

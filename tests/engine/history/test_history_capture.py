@@ -92,3 +92,21 @@ def test_a_deleted_skill_is_captured_as_missing(home):
     chain = Timeline(home).chain("skill", "short-lived")
     assert [e["state"] for e in chain] == ["active", "missing"]
     assert capture(home)["recorded"] == 0
+
+
+def test_a_capture_reads_the_usage_records_once_for_all_skills(home, monkeypatch):
+    """Each skill's pin and state come from the one usage file: reading it per skill made
+    a capture at 1,000 skills take seconds of CPU (quadratic in the skills)."""
+    from hermes_memory.skills import usage
+
+    for number in range(12):
+        write_skill(home, f"skill-{number:02d}")
+    pin_skill(home, "skill-03")
+    reads = []
+    real = usage.read_usage
+    monkeypatch.setattr(usage, "read_usage", lambda *args, **kwargs: reads.append(1) or real(*args, **kwargs))
+    result = capture(home)
+    assert result["ok"] and result["recorded"] == 11  # (the pin recorded skill-03 itself)
+    assert len(reads) == 1
+    pinned = {event["skill"]: event["pinned"] for event in events(home) if event["kind"] == "skill"}
+    assert pinned["skill-03"] and not pinned["skill-04"]

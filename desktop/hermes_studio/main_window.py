@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         self.resize(*DEFAULT_SIZE)
         self.setMinimumSize(900, 600)
 
-        self.workspace = Workspace(home)
+        self.workspace = Workspace(home, capture_at_open=False)  # see _start_followers
         self.workspace.sig_error.connect(self._show_error)
         self.history = History(self.workspace, self)
         self.history.sig_report.connect(self._history_report)
@@ -155,10 +155,12 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(VIEWS.index(view))
 
     def _start_followers(self) -> None:
-        """The first reads of the Inbox and Changes tabs (once)."""
+        """The first reads of the Inbox and Changes tabs (once), after the capture of what
+        the agent wrote while the home was closed (queued first, so they see it)."""
         if self._followers_started:
             return
         self._followers_started = True
+        self.workspace.capture_history()
         self.inbox.refresh()
         self.changes.load_since()
 

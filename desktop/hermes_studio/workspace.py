@@ -191,7 +191,10 @@ class Workspace(QObject):
     _sig_remote_state = Signal(str, str)  # from the remote backend's threads
     _sig_remote_event = Signal(object)  # a change notification of the remote engine
 
-    def __init__(self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True):
+    def __init__(
+        self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True,
+        capture_at_open: bool = True,
+    ):
         super().__init__(parent)
         self.home = home
         self.remote = bool(getattr(home, "remote", False))
@@ -232,9 +235,10 @@ class Workspace(QObject):
             self.backend = LocalBackend(home)
             if watch:
                 self._start_watching()
-        if self.remote or self.home.path.is_dir():
+        if capture_at_open:
             # First on the writer queue, so the views' first history calls see what the
-            # agent wrote while the home was closed.
+            # agent wrote while the home was closed. (The window asks for it itself, once
+            # its graph is drawn: a capture reads every skill, and would slow the first frame.)
             self.capture_history()
 
     # --- lifecycle ----------------------------------------------------------------------
@@ -391,6 +395,8 @@ class Workspace(QObject):
         recorded, ``Change("history", "disk")`` follows: the views that list history only
         read it again. A request while one runs makes one more capture afterwards.
         """
+        if not (self.remote or self.home.path.is_dir()):
+            return  # no home (yet): nothing to record, and nothing is created
         if self._capturing:
             self._capture_again = True
             return

@@ -153,15 +153,19 @@ def record_memory_write(home: HermesHome, target: str, before: StoreFile, after:
         log.warning("history not recorded for %s: %s", target, exc)
 
 
-def skill_state(home: HermesHome, name: str, directory: str | Path | None) -> dict[str, Any]:
-    """The recorded fields of one skill now: SKILL.md hash and text, pin and state."""
+def skill_state(
+    home: HermesHome, name: str, directory: str | Path | None, record: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The recorded fields of one skill now: SKILL.md hash and text, pin and state
+    (``record``: its ``.usage.json`` record as the caller just wrote it, saving a read)."""
     from ..skills.usage import read_usage  # skills imports this module: import late
 
     text = None
     if directory is not None:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             text = (Path(directory) / "SKILL.md").read_bytes().decode("utf-8")
-    record = read_usage(home).record(name)
+    if record is None:
+        record = read_usage(home).record(name)
     archived = directory is not None and home.skills_archive_dir in Path(directory).parents
     state = "missing" if text is None else "archived" if archived else "active"
     if state == "active" and record.get("state") not in (None, "", "active", "archived"):
@@ -186,12 +190,14 @@ def skill_event(name: str, state: dict[str, Any], *, origin: str, action: str, t
 
 
 def record_skill_change(
-    home: HermesHome, name: str, action: str, directory: str | Path | None, *, before_text: str | None = None
+    home: HermesHome, name: str, action: str, directory: str | Path | None, *, before_text: str | None = None,
+    record: dict[str, Any] | None = None,
 ) -> None:
     """Record a skill's state after an engine change (``before_text``: its SKILL.md as
-    the engine found it, recorded first when history had not seen that text)."""
+    the engine found it, recorded first when history had not seen that text; ``record``:
+    its ``.usage.json`` record as just written, else it is read)."""
     try:
-        state = skill_state(home, name, directory)
+        state = skill_state(home, name, directory, record)
         store = HistoryStore(home)
         with store.locked():
             head = store.last_event({"kind": "skill", "skill": name})

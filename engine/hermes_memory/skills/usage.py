@@ -338,7 +338,8 @@ def update_usage(
     Raises :class:`UsageError` (nothing written) when the file is broken, and whatever
     ``mutate`` raises. The file is only rewritten when its content actually changed.
     ``after_write`` runs once the file is written (or found unchanged), still under
-    the lock.
+    the lock. One call is one read, one serialisation and at most one write, however
+    many records ``mutate`` changes: batch changes into one call.
     """
     path = home.skills_usage_file
     with file_lock(path, timeout=timeout):
@@ -348,15 +349,33 @@ def update_usage(
             raw = b""
         except OSError as exc:
             raise UsageError(f"Could not read {path}: {exc.strerror}") from None
-        data = _decode(home, raw, for_writing=True)
-        before = serialise(data)
+        data, plain = _decode_checked(home, raw, for_writing=True)
+        before = _snapshot(data) if plain else serialise(data)
         result = mutate(data)
-        after = serialise(data)
-        if after != before:
+        after = _changed_text(before, data)
+        if after is not None:
             atomic_write_text(path, after, temp_prefix=".usage_")
         if after_write is not None:
             after_write()
         return result
+
+
+def _snapshot(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a plain file's records (flat, so one level deep is a full copy): far
+    cheaper than serialising 10,000 records only to learn later whether one changed."""
+    return {key: value.copy() if value.__class__ is dict else value for key, value in data.items()}
+
+
+def _changed_text(before: dict[str, Any] | str, data: dict[str, Any]) -> str | None:
+    """The text to write, or None when ``data`` says what ``before`` said."""
+    if isinstance(before, str):
+        after = serialise(data)
+        return None if after == before else after
+    if before != data:
+        return serialise(data)
+    # equal values can still differ in type (1 and True): only the texts can tell
+    after = serialise(data)
+    return None if after == serialise(before) else after
 
 
 def mutate_record(

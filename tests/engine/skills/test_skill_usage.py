@@ -78,6 +78,25 @@ def test_an_update_that_changes_nothing_does_not_rewrite_the_file(hb):
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
+@pytest.mark.parametrize(
+    "start, change",
+    [
+        ({"a": {"pinned": 1}}, lambda data: data["a"].update(pinned=True)),  # equal, not the same
+        ({"a": {"n": 1}, "b": {}}, lambda data: data["b"].update(x=None)),
+        ({"a": {"n": 1}}, lambda data: data.pop("a")),
+        ({"a": {"n": [1, 2]}}, lambda data: data["a"]["n"].append(3)),  # nested: the slow check
+        ({"a": {"f": 1.5}, "z": 3}, lambda data: data.update(z=4)),
+    ],
+)
+def test_every_real_change_is_written_in_the_agents_format(hb, start, change):
+    hb.usage(start)
+    update_usage(hb.home, change)
+    expected = json.loads(json.dumps(start))
+    change(expected)
+    text = hb.home.skills_usage_file.read_text()
+    assert text == json.dumps(expected, indent=2, sort_keys=True, ensure_ascii=False)
+
+
 def test_updates_wait_for_the_agents_lock_file(hb):
     hb.usage({"a": {}})
     assert not (hb.home.skills_dir / ".usage.json.lock").exists()

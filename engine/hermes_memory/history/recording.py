@@ -189,6 +189,46 @@ def skill_event(name: str, state: dict[str, Any], *, origin: str, action: str, t
     return event
 
 
+def record_skill_changes(
+    home: HermesHome, changes: list[tuple[str, str, str | Path | None, dict[str, Any] | None]]
+) -> None:
+    """:func:`record_skill_change` for many skills (``(name, action, directory, record)``
+    each) at once: one lock, one pass over the log's tail for their last events, one
+    append, so a batch of 500 costs about what one change does."""
+    if not changes:
+        return
+    try:
+        states = [(name, action, skill_state(home, name, directory, record))
+                  for name, action, directory, record in changes]  # fmt: skip
+        store = HistoryStore(home)
+        with store.locked():
+            heads = _last_skill_events(store, {name for name, _, _ in states})
+            writer = dict(_writer.get() or {})
+            origin = writer.pop("origin", APP)
+            writer.pop("action", None)
+            events, blobs = [], {}
+            for name, action, state in states:
+                events.append(skill_event(name, state, origin=origin, action=action, **writer))
+                head = heads.get(name)
+                if state["text"] is not None and (head is None or head.get("md") != state["md"]):
+                    blobs[state["md"]] = state["text"]
+            store.append(events, blobs)
+    except Exception as exc:  # noqa: BLE001 - history must never fail a change that happened
+        log.warning("history not recorded for %d skill(s): %s", len(changes), exc)
+
+
+def _last_skill_events(store: HistoryStore, names: set[str]) -> dict[str, dict[str, Any]]:
+    """The newest recorded event of each named skill, in one backwards read."""
+    heads: dict[str, dict[str, Any]] = {}
+    for event in store._backwards({"kind": "skill"}):
+        name = event.get("skill")
+        if name in names and name not in heads:
+            heads[name] = event
+            if len(heads) == len(names):
+                break
+    return heads
+
+
 def record_skill_change(
     home: HermesHome, name: str, action: str, directory: str | Path | None, *, before_text: str | None = None,
     record: dict[str, Any] | None = None,

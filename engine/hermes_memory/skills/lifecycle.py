@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fileio import LockTimeout, atomic_write_text, lock_path_for
-from ..history.recording import record_skill_change
+from ..history.recording import record_skill_changes
 from ..home import HermesHome
 from ..safe_load import RECORD_LIMITS, UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
@@ -244,13 +244,14 @@ def set_pinned_many(
         return _batch_refusal(exc, names[0])
     except (UsageError, LockTimeout, OSError) as exc:
         return BatchOutcome(False, f"could not {verb} {_batch_label(names)}: {exc}", names[0])
-    outcomes = []
+    outcomes, history = [], []
     for (name, skill), did in zip(targets, changed, strict=True):
         directory = skill.directory if skill is not None else None
         if did:
             after_change(home, verb, name)
-            record_skill_change(home, name, verb, directory, record=records[name])
+            history.append((name, verb, directory, records[name]))
         outcomes.append(_pin_outcome(name, pinned, skill, did))
+    record_skill_changes(home, history)
     done = tuple(name for (name, _), did in zip(targets, changed, strict=True) if did)
     return BatchOutcome(True, outcomes=tuple(outcomes), changed=done)
 
@@ -414,10 +415,12 @@ def archive_many(home: HermesHome, names: list[str], *, scan: SkillScan | None =
         stuck = _take_back(home, moved, [], bool(moves))
         return _failed_moves(f"could not archive {_batch_label(names)}: {exc}", names[0], stuck)
     outcomes = []
+    record_skill_changes(home, [
+        (move.name, "archive", home.skills_dir / move.dest, records[move.name]) for move in moves
+    ])  # fmt: skip
     for move in moves:
         after_move(home, move)
         dest = home.skills_dir / move.dest
-        record_skill_change(home, move.name, "archive", dest, record=records[move.name])
         outcomes.append(SkillOutcome(
             True, f"archived '{move.name}' — restore with: hermes curator restore {move.name}",
             move.name, str(dest),
@@ -738,9 +741,11 @@ def restore_many(home: HermesHome, names: list[str], *, scan: SkillScan | None =
         stuck = _take_back(home, moved, made_dirs, bool(moves))
         return _failed_moves(f"could not restore {_batch_label(names)}: {exc}", names[0], stuck)
     outcomes = []
+    record_skill_changes(home, [
+        (move.name, "restore", plan.dest, records[move.name]) for plan, move in zip(plans, moves, strict=True)
+    ])  # fmt: skip
     for plan, move in zip(plans, moves, strict=True):
         after_move(home, move)
-        record_skill_change(home, move.name, "restore", plan.dest, record=records[move.name])
         outcomes.append(SkillOutcome(True, _restored_message(plan), move.name, str(plan.dest)))
     return BatchOutcome(True, outcomes=tuple(outcomes), changed=tuple(move.name for move in moves))
 

@@ -143,3 +143,17 @@ def test_bad_input_is_refused_with_nothing_changed(home, hb):
     assert not missing["ok"] and "not found" in missing["message"]
     assert tree(home) == before  # the one archived before the refusal was put back
     assert read_usage(home).record(names[0])["state"] == "active"
+
+
+def test_a_batch_records_each_skill_in_history(home, hb):
+    from hermes_memory.history.storage import HistoryStore
+
+    names = make(hb, 4)
+    assert api.skills_bulk(home, "archive", names)["ok"]
+    assert api.skills_bulk(home, "restore", names[:2])["ok"]
+    store = HistoryStore(home)
+    last = {name: store.last_event({"kind": "skill", "skill": name}) for name in names}
+    assert [(last[n]["action"], last[n]["state"]) for n in names] == [
+        ("restore", "active"), ("restore", "active"), ("archive", "archived"), ("archive", "archived"),
+    ]
+    assert all(last[n]["md"] for n in names)  # the SKILL.md text was found where it went

@@ -82,6 +82,9 @@ def crash_point(step: str) -> None:
 
 
 def relative(home: HermesHome, path: str | os.PathLike[str]) -> str:
+    text, root = os.fspath(path), os.fspath(home.skills_dir) + os.sep
+    if text.startswith(root) and ".." not in text.split(os.sep):  # the usual case, cheaply
+        return text[len(root):].replace(os.sep, "/")
     return Path(os.path.relpath(path, home.skills_dir)).as_posix()
 
 

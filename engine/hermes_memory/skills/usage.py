@@ -403,14 +403,11 @@ def _same_record(old: Any, new: Any) -> bool:
     counts as a change), in the same order."""
     if old.__class__ is not dict or new.__class__ is not dict:
         return old is new
-    return (
-        len(old) == len(new)
-        and list(old) == list(new)
-        and all(map(operator.is_, old.values(), new.values()))
-    )
+    is_ = operator.is_  # keys (the decoder's own objects) and values, position by position
+    return len(old) == len(new) and all(map(is_, old, new)) and all(map(is_, old.values(), new.values()))
 
 
-_TOP_LEVEL = re.compile(r'^  "', re.M)
+_TOP_LEVEL = re.compile(r'\n  "')  # a literal to search for: far quicker than ^ in MULTILINE
 
 
 def _spliced(text: str, before: dict[str, Any], data: dict[str, Any]) -> str | None:
@@ -420,7 +417,7 @@ def _spliced(text: str, before: dict[str, Any], data: dict[str, Any]) -> str | N
     a record's fields sit four deep), in sorted key order. None if ``text`` does not
     look like that after all."""
     keys = sorted(before)
-    starts = [match.start() for match in _TOP_LEVEL.finditer(text)]
+    starts = [match.start() + 1 for match in _TOP_LEVEL.finditer(text)]
     if not keys or len(starts) != len(keys) or not text.startswith("{\n") or not text.endswith("\n}"):
         return None
     ends = [start - 2 for start in starts[1:]] + [len(text) - 2]  # before ",\n" or "\n}"

@@ -147,7 +147,7 @@ def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]
     usage = read_usage(home)  # once for all the skills
     events, blobs = [], {}
     for name in sorted(names):
-        state = skill_state(home, name, skills.get(name), usage)
+        state = skill_state(home, name, skills.get(name), usage=usage)
         head = timeline.latest("skill", name)
         known = timeline.skill_fields(head)
         same_text = (known["md"] or "")[:20] == (state["md"] or "")

@@ -157,9 +157,16 @@ def record_memory_write(home: HermesHome, target: str, before: StoreFile, after:
         log.warning("history not recorded for %s: %s", target, exc)
 
 
-def skill_state(home: HermesHome, name: str, directory: str | Path | None, usage: Any = None) -> dict[str, Any]:
+def skill_state(
+    home: HermesHome,
+    name: str,
+    directory: str | Path | None,
+    usage: Any = None,
+    record: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The recorded fields of one skill now: SKILL.md hash and text, pin and state.
 
+    ``record``: its ``.usage.json`` record as the caller just wrote it, saving a read;
     ``usage``: the home's usage records, read once by a caller that asks for many skills
     (else read here; reading them per skill made a capture quadratic in the skills)."""
     from ..skills.usage import read_usage  # skills imports this module: import late
@@ -168,7 +175,8 @@ def skill_state(home: HermesHome, name: str, directory: str | Path | None, usage
     if directory is not None:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             text = (Path(directory) / "SKILL.md").read_bytes().decode("utf-8")
-    record = (usage if usage is not None else read_usage(home)).record(name)
+    if record is None:
+        record = (usage if usage is not None else read_usage(home)).record(name)
     archived = directory is not None and home.skills_archive_dir in Path(directory).parents
     state = "missing" if text is None else "archived" if archived else "active"
     if state == "active" and record.get("state") not in (None, "", "active", "archived"):
@@ -192,13 +200,55 @@ def skill_event(name: str, state: dict[str, Any], *, origin: str, action: str, t
     return event
 
 
+def record_skill_changes(
+    home: HermesHome, changes: list[tuple[str, str, str | Path | None, dict[str, Any] | None]]
+) -> None:
+    """:func:`record_skill_change` for many skills (``(name, action, directory, record)``
+    each) at once: one lock, one pass over the log's tail for their last events, one
+    append, so a batch of 500 costs about what one change does."""
+    if not changes:
+        return
+    try:
+        states = [(name, action, skill_state(home, name, directory, record=record))
+                  for name, action, directory, record in changes]  # fmt: skip
+        store = HistoryStore(home)
+        with store.locked():
+            heads = _last_skill_events(store, {name for name, _, _ in states})
+            writer = dict(_writer.get() or {})
+            origin = writer.pop("origin", APP)
+            writer.pop("action", None)
+            events, blobs = [], {}
+            for name, action, state in states:
+                events.append(skill_event(name, state, origin=origin, action=action, **writer))
+                head = heads.get(name)
+                if state["text"] is not None and (head is None or head.get("md") != state["md"]):
+                    blobs[state["md"]] = state["text"]
+            store.append(events, blobs)
+    except Exception as exc:  # noqa: BLE001 - history must never fail a change that happened
+        log.warning("history not recorded for %d skill(s): %s", len(changes), exc)
+
+
+def _last_skill_events(store: HistoryStore, names: set[str]) -> dict[str, dict[str, Any]]:
+    """The newest recorded event of each named skill, in one backwards read."""
+    heads: dict[str, dict[str, Any]] = {}
+    for event in store._backwards({"kind": "skill"}):
+        name = event.get("skill")
+        if name in names and name not in heads:
+            heads[name] = event
+            if len(heads) == len(names):
+                break
+    return heads
+
+
 def record_skill_change(
-    home: HermesHome, name: str, action: str, directory: str | Path | None, *, before_text: str | None = None
+    home: HermesHome, name: str, action: str, directory: str | Path | None, *, before_text: str | None = None,
+    record: dict[str, Any] | None = None,
 ) -> None:
     """Record a skill's state after an engine change (``before_text``: its SKILL.md as
-    the engine found it, recorded first when history had not seen that text)."""
+    the engine found it, recorded first when history had not seen that text; ``record``:
+    its ``.usage.json`` record as just written, else it is read)."""
     try:
-        state = skill_state(home, name, directory)
+        state = skill_state(home, name, directory, record=record)
         store = HistoryStore(home)
         with store.locked():
             head = store.last_event({"kind": "skill", "skill": name})

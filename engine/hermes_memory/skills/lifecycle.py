@@ -33,8 +33,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..fileio import LockTimeout, atomic_write_text
-from ..history.recording import record_skill_change
+from ..fileio import LockTimeout, atomic_write_text, lock_path_for
+from ..history.recording import record_skill_changes
 from ..home import HermesHome
 from ..safe_load import RECORD_LIMITS, UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
@@ -138,6 +138,40 @@ def after_move(home: HermesHome, move: Move) -> None:
     after_change(home, move.op, move.name)
 
 
+# --- one change to many skills -----------------------------------------------------------
+@dataclass(frozen=True)
+class BatchOutcome:
+    """A change to many skills made under one lock with one ``.usage.json`` write.
+
+    ``ok`` False: ``failed`` names the skill that stopped it and ``message`` says why;
+    nothing changed, except the moves listed in ``stuck`` that could not be taken back
+    (their intent is kept, so the next command records them as done)."""
+
+    ok: bool
+    message: str = ""
+    failed: str = ""
+    outcomes: tuple[SkillOutcome, ...] = ()  # ok: one per name, in order
+    changed: tuple[str, ...] = ()  # ok: the names actually changed, in order
+    stuck: tuple[str, ...] = ()
+
+    def single(self) -> SkillOutcome:
+        return self.outcomes[0] if self.ok else _refuse(self.message, self.failed)
+
+
+class _Refused(Exception):
+    """A refusal found under the lock; nothing was changed."""
+
+    def __init__(self, message: str, name: str = "") -> None:
+        super().__init__(message)
+        self.name = name
+
+
+def _batch_refusal(exc: _Refused | str, name: str) -> BatchOutcome:
+    if isinstance(exc, _Refused):
+        return BatchOutcome(False, str(exc), exc.name or name)
+    return BatchOutcome(False, exc, name)
+
+
 # --- pin ---------------------------------------------------------------------------------
 def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: SkillScan | None = None) -> SkillOutcome:
     """Record a person's pin (archive and delete refused) or lift it.
@@ -146,70 +180,101 @@ def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: SkillScan | N
     one the agent has not made yet: the pin then protects it from the start). It only
     adds a record, so nothing can be lost; the name must be a valid skill name.
     """
+    return set_pinned_many(home, [name], pinned, scan=scan).single()
+
+
+def _pin_refusal(home: HermesHome, name: str, pinned: bool, scan: SkillScan | None) -> tuple[SkillScan | None, Skill | None, str | None]:
     verb = "pin" if pinned else "unpin"
     scan, skill, error = find_skill(home, name, scan)
-    if scan is None or (skill is None and error != f"skill '{name}' not found"):
-        return _refuse(error or f"skill '{name}' not found", name)
-    if skill is None:
-        return _set_pin_record(home, name, pinned, None)
-    if skill.provenance in (BUNDLED, HUB):
-        return _refuse(
-            f"'{name}' is bundled or hub-installed — cannot {verb} (only skills made in "
-            "this profile take part in curation)",
-            name,
-        )
-    if skill.provenance == EXTERNAL or name in PROTECTED_SKILLS:
-        return _refuse(
-            f"could not {verb} '{name}' — the skill is not curation-eligible (protected "
-            "built-in or external)",
-            name,
-        )
-    return _set_pin_record(home, name, pinned, skill)
-
-
-def _set_pin_record(home: HermesHome, name: str, pinned: bool, skill: Skill | None) -> SkillOutcome:
-    verb = "pin" if pinned else "unpin"
+    not_found = f"skill '{name}' not found"
+    if scan is None or (skill is None and error != not_found):
+        return scan, None, error or not_found
+    not_eligible = (
+        f"could not {verb} '{name}' — the skill is not curation-eligible (protected "
+        "built-in or external)"
+    )
     if skill is None:
         if name in PROTECTED_SKILLS:
-            return _refuse(
-                f"could not {verb} '{name}' — the skill is not curation-eligible (protected "
-                "built-in or external)",
-                name,
-            )
+            return scan, None, not_eligible
         if pinned and name_error(name):
-            return _refuse(f"skill '{name}' not found, and '{name}' is not a valid skill name", name)
+            return scan, None, f"skill '{name}' not found, and '{name}' is not a valid skill name"
+        return scan, None, None
+    if skill.provenance in (BUNDLED, HUB):
+        return scan, skill, (
+            f"'{name}' is bundled or hub-installed — cannot {verb} (only skills made in "
+            "this profile take part in curation)"
+        )
+    if skill.provenance == EXTERNAL or name in PROTECTED_SKILLS:
+        return scan, skill, not_eligible
+    return scan, skill, None
 
-    def apply(data: dict[str, Any]) -> bool:
-        record = data.get(name)
-        if not isinstance(record, dict):
-            if not pinned:
-                return False  # nothing to unpin; do not create a record for it
-            record = data[name] = empty_record()
-        changed = bool(record.get("pinned")) != pinned
-        if changed:
-            record["pinned"] = pinned
+
+def set_pinned_many(
+    home: HermesHome, names: list[str], pinned: bool, *, scan: SkillScan | None = None
+) -> BatchOutcome:
+    """:func:`set_pinned` for every name, all or nothing, in one ``.usage.json`` write.
+    Names already in that state are left alone (not in ``changed``)."""
+    verb = "pin" if pinned else "unpin"
+    targets: list[tuple[str, Skill | None]] = []
+    for name in names:
+        scan, skill, refusal = _pin_refusal(home, name, pinned, scan)
+        if refusal:
+            return BatchOutcome(False, refusal, name)
+        targets.append((name, skill))
+    records: dict[str, dict[str, Any]] = {}
+
+    def apply(data: dict[str, Any]) -> list[bool]:
+        changed = []
+        for name, _skill in targets:
+            record = data.get(name)
+            if not isinstance(record, dict):
+                if not pinned:
+                    changed.append(False)  # nothing to unpin; do not create a record for it
+                    continue
+                record = data[name] = empty_record()
+            changed.append(bool(record.get("pinned")) != pinned)
+            if changed[-1]:
+                record["pinned"] = pinned
+                records[name] = dict(record)
         return changed
 
     try:
         changed = _update_with_recovery(home, apply)
-    except (_Refused, UsageError, LockTimeout, OSError) as exc:
-        return _refuse(f"could not {verb} '{name}': {exc}", name)
+    except _Refused as exc:
+        return _batch_refusal(exc, names[0])
+    except (UsageError, LockTimeout, OSError) as exc:
+        return BatchOutcome(False, f"could not {verb} {_batch_label(names)}: {exc}", names[0])
+    outcomes, history = [], []
+    for (name, skill), did in zip(targets, changed, strict=True):
+        directory = skill.directory if skill is not None else None
+        if did:
+            after_change(home, verb, name)
+            history.append((name, verb, directory, records[name]))
+        outcomes.append(_pin_outcome(name, pinned, skill, did))
+    record_skill_changes(home, history)
+    done = tuple(name for (name, _), did in zip(targets, changed, strict=True) if did)
+    return BatchOutcome(True, outcomes=tuple(outcomes), changed=done)
+
+
+def _batch_label(names: list[str]) -> str:
+    return f"'{names[0]}'" if len(names) == 1 else f"{len(names)} skills"
+
+
+def _pin_outcome(name: str, pinned: bool, skill: Skill | None, changed: bool) -> SkillOutcome:
+    verb = "pin" if pinned else "unpin"
     directory = skill.directory if skill is not None else None
     if not changed:
         if skill is None and not pinned:
             return SkillOutcome(True, f"'{name}' was not pinned", name)
         return SkillOutcome(True, f"'{name}' is already {verb}ned", name, directory)
-    after_change(home, verb, name)
-    record_skill_change(home, name, verb, directory)
-    if pinned:
-        message = f"pinned '{name}' (archive and delete are refused until it is unpinned)"
-        if skill is None:
-            message = (
-                f"pinned '{name}': no skill of that name is in use now (archived or not made "
-                "yet); the pin is recorded and protects it once it is"
-            )
-    else:
-        message = f"unpinned '{name}'"
+    if not pinned:
+        return SkillOutcome(True, f"unpinned '{name}'", name, directory)
+    if skill is None:
+        return SkillOutcome(True, (
+            f"pinned '{name}': no skill of that name is in use now (archived or not made "
+            "yet); the pin is recorded and protects it once it is"
+        ), name, directory)  # fmt: skip
+    message = f"pinned '{name}' (archive and delete are refused until it is unpinned)"
     return SkillOutcome(True, message, name, directory)
 
 
@@ -234,8 +299,8 @@ def _update_with_recovery(home: HermesHome, mutate: Any, *, move_step: str | Non
             clear_intent(home)
 
     result = update_usage(home, apply, after_write=written)
-    if recovery and recovery[0].finished is not None:
-        after_move(home, recovery[0].finished)
+    for move in recovery[0].finished if recovery else ():
+        after_move(home, move)
     return result
 
 
@@ -275,77 +340,140 @@ def archive_refusal(skill: Skill, config: dict[str, Any], record: dict[str, Any]
     return None
 
 
-def _archive_destination(archive_dir: Path, dir_name: str) -> Path | None:
+def _archive_destination(archive_dir: Path, dir_name: str, taken: set[Path]) -> Path | None:
     dest = archive_dir / dir_name
-    if not os.path.lexists(dest):
+    if not os.path.lexists(dest) and dest not in taken:
         return dest
     stamped = archive_dir / f"{dir_name}-{datetime.now(UTC).strftime('%Y%m%d%H%M%S')}"
-    return None if os.path.lexists(stamped) else stamped
+    return None if os.path.lexists(stamped) or stamped in taken else stamped
 
 
 def archive_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None) -> SkillOutcome:
-    scan, skill, error = find_skill(home, name, scan)
-    if skill is None or scan is None:
-        return _refuse(error or f"skill '{name}' not found", name)
-    usage = read_usage(home)
-    if usage.error:
-        return _refuse(f"cannot archive '{name}': {usage.error}", name)
-    refusal = archive_refusal(skill, scan.config, usage.record(name))
-    if refusal:
-        return _refuse(refusal, name)
-    refusal = directory_escape_reason(skill.path, skill.root.path)
-    if refusal:
-        return _refuse(refusal, name)
+    return archive_many(home, [name], scan=scan).single()
+
+
+def archive_many(home: HermesHome, names: list[str], *, scan: SkillScan | None = None) -> BatchOutcome:
+    """Archive every named skill, all or nothing: every check first, then one intent,
+    the folder moves and one ``.usage.json`` write, under one lock."""
+    skills: list[Skill] = []
+    for name in names:
+        scan, skill, error = find_skill(home, name, scan)
+        if skill is None or scan is None:
+            return BatchOutcome(False, error or f"skill '{name}' not found", name)
+        refusal = directory_escape_reason(skill.path, skill.root.path)
+        if refusal:
+            return BatchOutcome(False, refusal, name)
+        skills.append(skill)
     archive_dir = home.skills_archive_dir
     if not _stays_inside(archive_dir, home.skills_dir):
-        return _refuse(f"{archive_dir} leads outside {home.skills_dir}; refusing to archive", name)
+        return BatchOutcome(False, f"{archive_dir} leads outside {home.skills_dir}; refusing to archive", names[0])
+    config = scan.config if scan is not None else {}
+    refusal = _archive_prechecks(home, skills, config)
+    if refusal is not None:
+        return refusal
     moves: list[Move] = []
-    moved: list[bool] = []
+    moved: list[tuple[Path, Path, str]] = []  # (dest, source, name) of each folder moved so far
+    records: dict[str, dict[str, Any]] = {}
 
-    def apply(data: dict[str, Any]) -> Path:
-        record = data.get(name)
-        if record is not None and isinstance(record, dict) and record.get("pinned"):
-            raise _Refused(f"'{name}' is pinned — unpin it first (hermes curator unpin {name})")
-        if not os.path.isdir(skill.directory):
-            raise _Refused(f"skill '{name}' moved meanwhile; refresh and try again")
+    def apply(data: dict[str, Any]) -> None:
+        for skill in skills:  # every check before anything moves
+            record = data.get(skill.name)
+            refusal = archive_refusal(skill, config, record if isinstance(record, dict) else {})
+            if refusal:
+                raise _Refused(refusal, skill.name)
+            if not os.path.isdir(skill.directory):
+                raise _Refused(f"skill '{skill.name}' moved meanwhile; refresh and try again", skill.name)
         archive_dir.mkdir(parents=True, exist_ok=True)
-        dest = _archive_destination(archive_dir, skill.dir_name)
-        if dest is None:
-            raise _Refused(f"an archive of '{name}' was made this second; try again")
-        move = Move(
-            ARCHIVE, name, relative(home, skill.directory), relative(home, dest),
-            archived_from=skill.rel_dir,
-            bundled=skill.provenance == BUNDLED,
-        )
-        moves.append(move)
-        write_intent(home, move)  # 1. intent first: a kill from here on is recoverable
+        taken: set[Path] = set()
+        for skill in skills:
+            dest = _archive_destination(archive_dir, skill.dir_name, taken)
+            if dest is None:
+                raise _Refused(f"an archive of '{skill.name}' was made this second; try again", skill.name)
+            taken.add(dest)
+            moves.append(Move(
+                ARCHIVE, skill.name, relative(home, skill.directory), relative(home, dest),
+                archived_from=skill.rel_dir, bundled=skill.provenance == BUNDLED,
+            ))  # fmt: skip
+        write_intent(home, moves)  # 1. intent first: a kill from here on is recoverable
         crash_point("archive:intent")
-        os.rename(skill.directory, dest)  # 2. the commit point
-        moved.append(True)
-        crash_point("archive:moved")
-        record_move(data, move)  # 3. the record, written when this returns
-        return dest
+        for skill, move in zip(skills, moves, strict=True):
+            dest = home.skills_dir / move.dest
+            os.rename(skill.directory, dest)  # 2. the commit point of each skill
+            moved.append((dest, Path(skill.directory), skill.name))
+            crash_point("archive:moved")
+        for move in moves:
+            record_move(data, move)  # 3. the records, written when this returns
+            records[move.name] = dict(data[move.name])
 
     try:
-        dest = _update_with_recovery(home, apply, move_step="archive:recorded")
+        _update_with_recovery(home, apply, move_step="archive:recorded")
     except _Refused as exc:
-        return _refuse(str(exc), name)
-    except (UsageError, LockTimeout, OSError) as exc:
-        if moved:  # the record was not written: put the skill back
-            with contextlib.suppress(OSError):
-                os.rename(home.skills_dir / moves[0].dest, skill.directory)
-        if moves:
-            clear_intent(home)
-        return _refuse(f"could not archive '{name}': {exc}", name)
-    after_move(home, moves[0])
-    record_skill_change(home, name, "archive", dest)
-    return SkillOutcome(
-        True, f"archived '{name}' — restore with: hermes curator restore {name}", name, str(dest)
+        return _batch_refusal(exc, names[0])
+    except UsageError as exc:  # the file could not be read: nothing was tried
+        return BatchOutcome(False, f"cannot archive {_batch_label(names)}: {exc}", names[0])
+    except (LockTimeout, OSError) as exc:
+        stuck = _take_back(home, moved, [], bool(moves))
+        return _failed_moves(f"could not archive {_batch_label(names)}: {exc}", names[0], stuck)
+    outcomes = []
+    record_skill_changes(home, [
+        (move.name, "archive", home.skills_dir / move.dest, records[move.name]) for move in moves
+    ])  # fmt: skip
+    for move in moves:
+        after_move(home, move)
+        dest = home.skills_dir / move.dest
+        outcomes.append(SkillOutcome(
+            True, f"archived '{move.name}' — restore with: hermes curator restore {move.name}",
+            move.name, str(dest),
+        ))  # fmt: skip
+    return BatchOutcome(True, outcomes=tuple(outcomes), changed=tuple(names))
+
+
+def _archive_prechecks(home: HermesHome, skills: list[Skill], config: dict[str, Any]) -> BatchOutcome | None:
+    """The refusals that can be found without the lock. The pin needs the records: they
+    are read here only when the lock file does not exist yet (the lock would create it,
+    and a refusal must leave the home as it was); else the check under the lock does."""
+    usage = None
+    if not os.path.lexists(lock_path_for(home.skills_usage_file)):
+        usage = read_usage(home)
+        if usage.error:
+            return BatchOutcome(False, f"cannot archive '{skills[0].name}': {usage.error}", skills[0].name)
+    for skill in skills:
+        refusal = archive_refusal(skill, config, usage.record(skill.name) if usage else {})
+        if refusal:
+            return BatchOutcome(False, refusal, skill.name)
+    return None
+
+
+def _take_back(
+    home: HermesHome, moved: list[tuple[Path, Path, str]], made_dirs: list[Path], intent: bool
+) -> list[str]:
+    """Undo the folder moves of a batch whose records were not written, newest first.
+    Returns the skills that could not be moved back; the intent is then kept, so the
+    next command records them as moved."""
+    stuck = []
+    for dest, source, name in reversed(moved):
+        try:
+            os.rename(dest, source)
+        except OSError:
+            stuck.append(name)
+    for directory in reversed(made_dirs):
+        with contextlib.suppress(OSError):
+            directory.rmdir()  # only if empty again
+    if intent and not stuck:
+        clear_intent(home)
+    return stuck
+
+
+def _failed_moves(message: str, name: str, stuck: list[str]) -> BatchOutcome:
+    if not stuck:
+        return BatchOutcome(False, message, name)
+    return BatchOutcome(
+        False,
+        f"{message}; {len(stuck)} skill(s) could not be moved back and will be recorded as "
+        f"moved by the next command: {', '.join(stuck)}",
+        name,
+        stuck=tuple(stuck),
     )
-
-
-class _Refused(Exception):
-    """A refusal found under the lock; nothing was changed."""
 
 
 def _edit_suppressed(home: HermesHome, *, add: str | None = None, remove: str | None = None) -> None:
@@ -510,85 +638,125 @@ def _restore_target(home: HermesHome, item: ArchivedSkill) -> Path:
 
 
 def restore_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None) -> SkillOutcome:
+    return restore_many(home, [name], scan=scan).single()
+
+
+@dataclass(frozen=True)
+class _Restore:
+    item: ArchivedSkill
+    others: list[ArchivedSkill]
+    source: Path
+    dest: Path
+
+
+def _plan_restore(
+    home: HermesHome, name: str, archived: list[ArchivedSkill], scan: SkillScan
+) -> _Restore | str:
     reason = unsafe_name_reason(name)
     if reason:
-        return _refuse(reason, name)
-    item, others = _pick_archive(list_archived(home), name)
+        return reason
+    item, others = _pick_archive(archived, name)
     if item is None:
-        return _refuse(f"skill '{name}' not found in archive", name)
+        return f"skill '{name}' not found in archive"
     restored = item.name
-    scan = scan or SkillIndex(home).scan()
     if restored in scan.hub.names:
-        return _refuse(
-            f"skill '{restored}' is now hub-installed; restore would shadow the upstream version",
-            name,
-        )
+        return f"skill '{restored}' is now hub-installed; restore would shadow the upstream version"
     if restored in scan.bundled and not prune_builtins_enabled(scan.config):
-        return _refuse(
-            f"skill '{restored}' is now bundled; restore would shadow the upstream version",
-            name,
-        )
+        return f"skill '{restored}' is now bundled; restore would shadow the upstream version"
     taken = scan.get(restored)
     if taken is not None:
-        return _refuse(
+        return (
             f"a skill named '{restored}' exists again at {taken.directory}; archive or rename "
-            "it before restoring",
-            name,
+            "it before restoring"
         )
     source = Path(item.path)
     refusal = directory_escape_reason(source, home.skills_archive_dir)
     if refusal:
-        return _refuse(refusal, name)
+        return refusal
     dest = _restore_target(home, item)
     if os.path.lexists(dest):
-        return _refuse(f"destination already exists: {dest}; move it away first", name)
+        return f"destination already exists: {dest}; move it away first"
+    return _Restore(item, others, source, dest)
+
+
+def restore_many(home: HermesHome, names: list[str], *, scan: SkillScan | None = None) -> BatchOutcome:
+    """Restore every named skill from the archive, all or nothing: every check first,
+    then one intent, the folder moves and one ``.usage.json`` write, under one lock."""
+    for name in names:
+        reason = unsafe_name_reason(name)
+        if reason:
+            return BatchOutcome(False, reason, name)
+    archived = list_archived(home)
+    scan = scan or SkillIndex(home).scan()
+    plans: list[_Restore] = []
+    planned: dict[str, str] = {}  # what each restored skill and destination came from
+    for name in names:
+        plan = _plan_restore(home, name, archived, scan)
+        if isinstance(plan, str):
+            return BatchOutcome(False, plan, name)
+        for key in (plan.item.name, str(plan.dest)):
+            if key in planned:
+                return BatchOutcome(False, f"'{name}' and '{planned[key]}' would restore the same skill or folder", name)
+            planned[key] = name
+        plans.append(plan)
     moves: list[Move] = []
     made_dirs: list[Path] = []
-    moved: list[bool] = []
+    moved: list[tuple[Path, Path, str]] = []
+    records: dict[str, dict[str, Any]] = {}
 
     def apply(data: dict[str, Any]) -> None:
-        if not os.path.isdir(source) or os.path.lexists(dest):
-            raise _Refused(f"the archive of '{restored}' changed meanwhile; try again")
-        missing = []
-        parent = dest.parent
-        while not parent.exists():
-            missing.append(parent)
-            parent = parent.parent
-        move = Move(
-            RESTORE, restored, relative(home, source), relative(home, dest),
-            made_dirs=[relative(home, directory) for directory in reversed(missing)],
-        )
-        moves.append(move)
-        write_intent(home, move)  # 1. intent first: a kill from here on is recoverable
+        creating: set[Path] = set()
+        for plan, name in zip(plans, names, strict=True):
+            if not os.path.isdir(plan.source) or os.path.lexists(plan.dest):
+                raise _Refused(f"the archive of '{plan.item.name}' changed meanwhile; try again", name)
+            missing = []  # a category emptied since the archive
+            parent = plan.dest.parent
+            while parent not in creating and not parent.exists():
+                missing.append(parent)
+                parent = parent.parent
+            creating.update(missing)
+            moves.append(Move(
+                RESTORE, plan.item.name, relative(home, plan.source), relative(home, plan.dest),
+                made_dirs=[relative(home, directory) for directory in reversed(missing)],
+            ))  # fmt: skip
+        write_intent(home, moves)  # 1. intent first: a kill from here on is recoverable
         crash_point("restore:intent")
-        for directory in reversed(missing):  # a category emptied since the archive
-            directory.mkdir()
-            made_dirs.append(directory)
-        os.rename(source, dest)  # 2. the commit point
-        moved.append(True)
-        crash_point("restore:moved")
-        record_move(data, move)  # 3. the record, written when this returns
+        for plan, move in zip(plans, moves, strict=True):
+            for rel in move.made_dirs:
+                directory = home.skills_dir / rel
+                directory.mkdir()
+                made_dirs.append(directory)
+            os.rename(plan.source, plan.dest)  # 2. the commit point of each skill
+            moved.append((plan.dest, plan.source, move.name))
+            crash_point("restore:moved")
+        for move in moves:
+            record_move(data, move)  # 3. the records, written when this returns
+            records[move.name] = dict(data[move.name])
 
     try:
         _update_with_recovery(home, apply, move_step="restore:recorded")
     except _Refused as exc:
-        return _refuse(str(exc), name)
+        return _batch_refusal(exc, names[0])
     except (UsageError, LockTimeout, OSError) as exc:
-        with contextlib.suppress(OSError):  # the record was not written: undo the move
-            if moved:
-                os.rename(dest, source)
-            for directory in reversed(made_dirs):
-                directory.rmdir()
-        if moves:
-            clear_intent(home)
-        return _refuse(f"could not restore '{name}': {exc}", name)
-    after_move(home, moves[0])
-    record_skill_change(home, restored, "restore", dest)
-    message = f"restored '{restored}' to {dest}"
+        stuck = _take_back(home, moved, made_dirs, bool(moves))
+        return _failed_moves(f"could not restore {_batch_label(names)}: {exc}", names[0], stuck)
+    outcomes = []
+    record_skill_changes(home, [
+        (move.name, "restore", plan.dest, records[move.name]) for plan, move in zip(plans, moves, strict=True)
+    ])  # fmt: skip
+    for plan, move in zip(plans, moves, strict=True):
+        after_move(home, move)
+        outcomes.append(SkillOutcome(True, _restored_message(plan), move.name, str(plan.dest)))
+    return BatchOutcome(True, outcomes=tuple(outcomes), changed=tuple(move.name for move in moves))
+
+
+def _restored_message(plan: _Restore) -> str:
+    message = f"restored '{plan.item.name}' to {plan.dest}"
+    others = plan.others
     if others:
         message += (
             f" ({len(others)} other archived cop{'y' if len(others) == 1 else 'ies'} kept: "
             + ", ".join(item.dir_name for item in others)
             + ")"
         )
-    return SkillOutcome(True, message, restored, str(dest))
+    return message

@@ -10,6 +10,10 @@ can die between them. So every move, under the agent's ``.usage.json.lock``:
 3. records the state in ``.usage.json``;
 4. removes the intent.
 
+A batch (many skills archived or restored at once) is the same four steps with every
+move in one intent (``{"batch": [move, ...]}``) and one ``.usage.json`` write; recovery
+settles each move of it on its own.
+
 Whoever next takes the lock (any archive, restore or pin, and :func:`reconcile_moves`,
 which :func:`~hermes_memory.skills.usage.read_usage` calls when an intent is left)
 finishes an interrupted move first: if the folder moved, the record is completed
@@ -78,6 +82,9 @@ def crash_point(step: str) -> None:
 
 
 def relative(home: HermesHome, path: str | os.PathLike[str]) -> str:
+    text, root = os.fspath(path), os.fspath(home.skills_dir) + os.sep
+    if text.startswith(root) and ".." not in text.split(os.sep):  # the usual case, cheaply
+        return text[len(root):].replace(os.sep, "/")
     return Path(os.path.relpath(path, home.skills_dir)).as_posix()
 
 
@@ -96,8 +103,15 @@ def absolute(home: HermesHome, rel: str) -> Path | None:
     return path
 
 
-def write_intent(home: HermesHome, move: Move) -> None:
-    atomic_write_text(intent_path(home), move.to_json(), temp_prefix=".skill_move_")
+def write_intent(home: HermesHome, moves: Move | list[Move]) -> None:
+    """Record one move (the single-move form older versions read) or a batch."""
+    if isinstance(moves, Move):
+        text = moves.to_json()
+    elif len(moves) == 1:
+        text = moves[0].to_json()
+    else:
+        text = json.dumps({"batch": [asdict(move) for move in moves]}, indent=2, ensure_ascii=False)
+    atomic_write_text(intent_path(home), text, temp_prefix=".skill_move_")
 
 
 def clear_intent(home: HermesHome) -> None:
@@ -105,21 +119,28 @@ def clear_intent(home: HermesHome) -> None:
         os.unlink(intent_path(home))
 
 
-def read_intent(home: HermesHome) -> Move | None | str:
-    """The recorded move, None when there is none, or a message when it is unreadable."""
+def read_intent(home: HermesHome) -> list[Move] | None | str:
+    """The recorded moves, None when there is none, or a message when it is unreadable."""
     try:
         data = load_json_file(intent_path(home), RECORD_LIMITS)
     except FileNotFoundError:
         return None
     except (OSError, UnsafeDocument) as exc:
         return f"{intent_path(home)} cannot be read ({exc}); it was left for you to look at."
-    try:
-        move = Move(**data)
-    except TypeError:
-        return f"{intent_path(home)} is not a move this version understands; it was left as is."
-    if move.op not in (ARCHIVE, RESTORE) or not isinstance(move.name, str):
-        return f"{intent_path(home)} is not a move this version understands; it was left as is."
-    return move
+    items = data.get("batch") if isinstance(data, dict) and "batch" in data else [data]
+    unknown = f"{intent_path(home)} is not a move this version understands; it was left as is."
+    if not isinstance(items, list) or not items:
+        return unknown
+    moves = []
+    for item in items:
+        try:
+            move = Move(**item) if isinstance(item, dict) else None
+        except TypeError:
+            move = None
+        if move is None or move.op not in (ARCHIVE, RESTORE) or not isinstance(move.name, str):
+            return unknown
+        moves.append(move)
+    return moves
 
 
 def record_move(data: dict[str, Any], move: Move) -> None:
@@ -141,35 +162,41 @@ def record_move(data: dict[str, Any], move: Move) -> None:
 
 @dataclass
 class Recovery:
-    """What finishing an interrupted move found and did."""
+    """What finishing an interrupted move (or batch of moves) found and did."""
 
     found: bool = False  # there was an intent
-    finished: Move | None = None  # the folder had moved: its record was completed
+    finished: list[Move] = field(default_factory=list)  # folders that had moved: records completed
     notes: list[str] = field(default_factory=list)
     keep_intent: bool = False  # it could not be settled: leave it for a person
 
 
 def recover_locked(home: HermesHome, data: dict[str, Any]) -> Recovery:
-    """Finish or drop a recorded move; call it under the usage lock, inside
+    """Finish or drop the recorded moves; call it under the usage lock, inside
     :func:`~hermes_memory.skills.usage.update_usage`, then :func:`clear_intent` once
-    the record is written."""
+    the records are written."""
     recovery = Recovery()
-    move = read_intent(home)
-    if move is None:
+    moves = read_intent(home)
+    if moves is None:
         return recovery
     recovery.found = True
-    if isinstance(move, str):
-        recovery.notes.append(move)
+    if isinstance(moves, str):
+        recovery.notes.append(moves)
         recovery.keep_intent = True
         return recovery
+    for move in moves:
+        _settle(home, data, move, recovery)
+    return recovery
+
+
+def _settle(home: HermesHome, data: dict[str, Any], move: Move, recovery: Recovery) -> None:
     source, dest = absolute(home, move.source), absolute(home, move.dest)
     if source is None or dest is None:
         recovery.notes.append(f"{intent_path(home)} names paths outside the skills folder; ignored.")
-        return recovery
+        return
     moved = os.path.lexists(dest) and not os.path.lexists(source)
     if moved:
         record_move(data, move)
-        recovery.finished = move
+        recovery.finished.append(move)
         recovery.notes.append(f"finished an interrupted {move.op} of '{move.name}'")
     elif os.path.lexists(source) and not os.path.lexists(dest):
         for rel in reversed(move.made_dirs):  # categories a restore made before dying
@@ -185,7 +212,6 @@ def recover_locked(home: HermesHome, data: dict[str, Any]) -> Recovery:
             f"{move.dest} both {'exist' if os.path.lexists(source) else 'are missing'}); "
             f"{intent_path(home)} is left for you to look at"
         )
-    return recovery
 
 
 def reconcile_moves(home: HermesHome, *, timeout: float = READ_RECONCILE_TIMEOUT) -> list[str]:
@@ -210,6 +236,6 @@ def reconcile_moves(home: HermesHome, *, timeout: float = READ_RECONCILE_TIMEOUT
         recovery = update_usage(home, apply, timeout=timeout, after_write=settled)
     except (UsageError, LockTimeout, OSError) as exc:
         return [f"an interrupted skill archive or restore is not finished yet: {exc}"]
-    if recovery.finished is not None:
-        after_move(home, recovery.finished)
+    for move in recovery.finished:
+        after_move(home, move)
     return recovery.notes

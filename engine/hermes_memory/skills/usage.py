@@ -14,8 +14,11 @@ warning; it stays in the file untouched.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import operator
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -338,7 +341,8 @@ def update_usage(
     Raises :class:`UsageError` (nothing written) when the file is broken, and whatever
     ``mutate`` raises. The file is only rewritten when its content actually changed.
     ``after_write`` runs once the file is written (or found unchanged), still under
-    the lock.
+    the lock. One call is one read, one serialisation and at most one write, however
+    many records ``mutate`` changes: batch changes into one call.
     """
     path = home.skills_usage_file
     with file_lock(path, timeout=timeout):
@@ -348,15 +352,84 @@ def update_usage(
             raw = b""
         except OSError as exc:
             raise UsageError(f"Could not read {path}: {exc.strerror}") from None
-        data = _decode(home, raw, for_writing=True)
-        before = serialise(data)
+        data, plain = _decode_checked(home, raw, for_writing=True)
+        before = _snapshot(data) if plain else serialise(data)
         result = mutate(data)
-        after = serialise(data)
-        if after != before:
+        after = _changed_text(before, data, raw if plain else None, str(path))
+        if after is not None:
             atomic_write_text(path, after, temp_prefix=".usage_")
+            _WRITTEN[str(path)] = _digest(after.encode("utf-8"))
         if after_write is not None:
             after_write()
         return result
+
+
+#: Per file, the digest of the text this process last wrote there. A file whose bytes
+#: still hash to it is exactly our serialisation of what it holds, so its unchanged
+#: records can be copied as text instead of serialised again (see :func:`_spliced`).
+_WRITTEN: dict[str, bytes] = {}
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _snapshot(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a plain file's records (flat, so one level deep is a full copy): far
+    cheaper than serialising 10,000 records only to learn later whether one changed."""
+    return {key: value.copy() if value.__class__ is dict else value for key, value in data.items()}
+
+
+def _changed_text(
+    before: dict[str, Any] | str, data: dict[str, Any], raw: bytes | None = None, path: str = ""
+) -> str | None:
+    """The text to write, or None when ``data`` says what ``before`` said."""
+    if isinstance(before, str):
+        after = serialise(data)
+        return None if after == before else after
+    if before == data:
+        # equal values can still differ in type (1 and True): only the texts can tell
+        after = serialise(data)
+        return None if after == serialise(before) else after
+    if raw is not None and _WRITTEN.get(path) == _digest(raw):
+        spliced = _spliced(raw.decode("utf-8"), before, data)
+        if spliced is not None:
+            return spliced
+    return serialise(data)
+
+
+def _same_record(old: Any, new: Any) -> bool:
+    """True when ``new`` still holds the very values of ``old`` (identity, so 1 -> True
+    counts as a change), in the same order."""
+    if old.__class__ is not dict or new.__class__ is not dict:
+        return old is new
+    is_ = operator.is_  # keys (the decoder's own objects) and values, position by position
+    return len(old) == len(new) and all(map(is_, old, new)) and all(map(is_, old.values(), new.values()))
+
+
+_TOP_LEVEL = re.compile(r'\n  "')  # a literal to search for: far quicker than ^ in MULTILINE
+
+
+def _spliced(text: str, before: dict[str, Any], data: dict[str, Any]) -> str | None:
+    """:func:`serialise` of ``data``, given ``text`` = ``serialise(before)``: records
+    that did not change are copied from ``text``. In that format every top-level record
+    starts a line with exactly two spaces and a quote (JSON strings hold no newline, and
+    a record's fields sit four deep), in sorted key order. None if ``text`` does not
+    look like that after all."""
+    keys = sorted(before)
+    starts = [match.start() + 1 for match in _TOP_LEVEL.finditer(text)]
+    if not keys or len(starts) != len(keys) or not text.startswith("{\n") or not text.endswith("\n}"):
+        return None
+    ends = [start - 2 for start in starts[1:]] + [len(text) - 2]  # before ",\n" or "\n}"
+    old_text = {key: text[start:end] for key, start, end in zip(keys, starts, ends, strict=True)}
+    parts = []
+    for key in sorted(data):
+        value = data[key]
+        if key in old_text and _same_record(before[key], value):
+            parts.append(old_text[key])
+        else:
+            parts.append(serialise({key: value})[2:-2])  # "{\n" + entry + "\n}"
+    return "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
 
 
 def mutate_record(

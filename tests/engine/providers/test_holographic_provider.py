@@ -421,6 +421,63 @@ def test_db_path_resolution(home, value, relative):
     assert resolve_db_path(value, home) == home.path / relative
 
 
+def _files_under(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "memory_store.db",  # the database itself
+        "memory_store.db-wal",  # a side file SQLite would write through
+        "facts",  # a folder on the way (db_path: facts/custom.db)
+    ],
+)
+def test_a_database_linked_out_of_the_home_is_refused_and_nothing_is_written_there(
+    home, write_config, tmp_path, link
+):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if link == "facts":
+        write_config("plugins:\n  hermes-memory-store:\n    db_path: facts/custom.db\n")
+        (home.path / "facts").symlink_to(outside, target_is_directory=True)
+    else:
+        (home.path / link).symlink_to(outside / "target.db")
+    provider = HolographicMemoryProvider(home=home)
+    with pytest.raises(OSError, match="symbolic link that leads outside the Hermes home"):
+        provider.initialize("s1", hermes_home=str(home.path), platform="cli")
+    assert _files_under(outside) == []  # no database, journal or folder made out there
+    answer = call(provider, action="add", content="Uses zsh")
+    assert "leads outside the Hermes home" in answer["error"]
+    assert _files_under(outside) == []
+    provider.shutdown()
+
+
+def test_the_manager_keeps_running_with_a_refused_database(home, tmp_path, caplog):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (home.path / "memory_store.db").symlink_to(outside / "target.db")
+    manager = MemoryManager(hermes_home=home)
+    provider = HolographicMemoryProvider(home=home)
+    manager.add_provider(provider)
+    manager.initialize_all("s1", platform="cli")
+    assert "leads outside the Hermes home" in caplog.text
+    assert _files_under(outside) == []
+    manager.shutdown_all()
+
+
+def test_a_link_inside_the_home_is_followed(home, write_config):
+    (home.path / "data").mkdir()
+    (home.path / "memory_store.db").symlink_to(home.path / "data" / "facts.db")
+    provider = HolographicMemoryProvider(home=home)
+    provider.initialize("s1", hermes_home=str(home.path), platform="cli")
+    try:
+        call(provider, action="add", content="Uses zsh")
+        assert (home.path / "data" / "facts.db").is_file()
+    finally:
+        provider.shutdown()
+
+
 def test_save_config_merges_into_config_yaml_keeping_comments(home, write_config):
     write_config("# mine\nplugins:\n  hermes-memory-store:\n    min_trust_threshold: 0.2  # keep\n")
     HolographicMemoryProvider().save_config(

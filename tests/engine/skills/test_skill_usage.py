@@ -78,6 +78,25 @@ def test_an_update_that_changes_nothing_does_not_rewrite_the_file(hb):
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
+@pytest.mark.parametrize(
+    "start, change",
+    [
+        ({"a": {"pinned": 1}}, lambda data: data["a"].update(pinned=True)),  # equal, not the same
+        ({"a": {"n": 1}, "b": {}}, lambda data: data["b"].update(x=None)),
+        ({"a": {"n": 1}}, lambda data: data.pop("a")),
+        ({"a": {"n": [1, 2]}}, lambda data: data["a"]["n"].append(3)),  # nested: the slow check
+        ({"a": {"f": 1.5}, "z": 3}, lambda data: data.update(z=4)),
+    ],
+)
+def test_every_real_change_is_written_in_the_agents_format(hb, start, change):
+    hb.usage(start)
+    update_usage(hb.home, change)
+    expected = json.loads(json.dumps(start))
+    change(expected)
+    text = hb.home.skills_usage_file.read_text()
+    assert text == json.dumps(expected, indent=2, sort_keys=True, ensure_ascii=False)
+
+
 def test_updates_wait_for_the_agents_lock_file(hb):
     hb.usage({"a": {}})
     assert not (hb.home.skills_dir / ".usage.json.lock").exists()
@@ -123,3 +142,50 @@ def test_count_values_and_the_learning_signal():
     assert not has_learning_signal("profile", {"created_by": "user", "use_count": 0})
     assert not has_learning_signal("base", {"created_by": "agent", "use_count": 9})
     assert not has_learning_signal("external", {"use_count": 9})
+
+
+def test_repeated_writes_stay_byte_identical_to_the_agents_serialisation(hb):
+    """After its own write, update_usage copies unchanged records as text: whatever the
+    changes, the file must stay exactly json.dumps(indent=2, sort_keys=True)."""
+    import random
+
+    rng = random.Random(7)
+    keys = ["a", "b-1", 'quo"te', "back\\slash", "ünï", "z" * 40, "0", "tab\there", "é"]
+    values = [None, True, False, 0, 1, 7, "x", "", "line\nbreak", "ok", "agent"]
+    expected = {key: {"use_count": i, "pinned": False} for i, key in enumerate(keys[:5])}
+    hb.usage(expected)
+    for step in range(150):
+        # one or two records per write: a type-only change (1 -> True) beside a real one
+        # must be written too, though the records compare equal
+        edits = [(rng.choice(keys), rng.random(), rng.choice(values), rng.choice(["pinned", "state", "n"]))
+                 for _ in range(rng.choice((1, 2)))]
+
+        def change(data, edits=edits, step=step):
+            for key, roll, value, field in edits:
+                if roll < 0.15:
+                    data.pop(key, None)
+                elif roll < 0.25:
+                    data[key] = {}
+                elif roll < 0.3:
+                    data[key] = value  # a top-level entry that is not a record
+                else:
+                    record = data.get(key)
+                    if not isinstance(record, dict):
+                        record = data[key] = {}
+                    record[field] = True if value == 1 and step % 2 else value  # 1 and True alike
+
+        update_usage(hb.home, change)
+        change(expected)
+        text = hb.home.skills_usage_file.read_text()
+        assert text == json.dumps(expected, indent=2, sort_keys=True, ensure_ascii=False), step
+        assert json.loads(text) == expected
+    for first, second in ((1, True), (True, 1), (0, False), (1.0, 1)):
+        for tick, value in enumerate((first, second)):
+            def change(data, value=value, tick=tick):
+                data["a"] = {"n": value}  # equal to the value before it, of another type
+                data["b"] = {"tick": tick}  # and a real change beside it
+
+            update_usage(hb.home, change)
+            change(expected)
+            text = hb.home.skills_usage_file.read_text()
+            assert text == json.dumps(expected, indent=2, sort_keys=True, ensure_ascii=False)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ....config import get_config_value, set_config_value
+from ....fileio import UnsafeFileError
 from ....home import HermesHome
 from ....memory.scan import scan_for_threats
 from ...base import MemoryProvider, RecallStatus
@@ -176,6 +177,7 @@ class HolographicMemoryProvider(MemoryProvider):
         self._session_id = ""
         self._agent_context = "primary"
         self._last_recall: RecallStatus | None = None
+        self._init_error: str | None = None  # why the store could not be opened
 
     # --- identity and setup -----------------------------------------------------------------
     @property
@@ -227,11 +229,17 @@ class HolographicMemoryProvider(MemoryProvider):
         hrr_dim = max(1, _number(config, "hrr_dim", 1024, int))
         if self._store is not None:  # re-initialised for a new session: reopen cleanly
             self._store.close()
-        self._store = FactStore(
-            resolve_db_path(config.get("db_path"), home),
-            default_trust=_number(config, "default_trust", 0.5),
-            hrr_dim=hrr_dim,
-        )
+            self._store = self._retriever = None
+        self._init_error = None
+        try:
+            self._store = FactStore(
+                resolve_db_path(config.get("db_path"), home),
+                default_trust=_number(config, "default_trust", 0.5),
+                hrr_dim=hrr_dim,
+            )
+        except UnsafeFileError as exc:  # a db_path linked out of the home: refused, said why
+            self._init_error = str(exc)
+            raise
         self._retriever = FactRetriever(
             self._store,
             temporal_decay_half_life=half_life_days(config.get("temporal_decay_half_life", 0)),
@@ -352,7 +360,7 @@ class HolographicMemoryProvider(MemoryProvider):
     # --- tools ------------------------------------------------------------------------------
     def _guarded(self, handler: Any, args: dict[str, Any]) -> str:
         if self._store is None or self._retriever is None:
-            return tool_error("The holographic fact store is not initialised.")
+            return tool_error(self._init_error or "The holographic fact store is not initialised.")
         try:
             return json.dumps(
                 handler(self._store, self._retriever, args), ensure_ascii=False, default=str

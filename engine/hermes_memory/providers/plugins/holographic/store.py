@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ....fileio import resolve_write_target
 from ....memory.scan import first_threat_message
 from . import hrr
 from .entities import extract_entities
@@ -119,6 +120,20 @@ def _use_wal(connection: sqlite3.Connection) -> None:
         connection.execute("PRAGMA journal_mode=DELETE")
 
 
+#: The files SQLite writes beside the database; a link planted as one is followed too.
+SIDE_FILES = ("", "-wal", "-shm", "-journal")
+
+
+def check_db_path(path: Path) -> None:
+    """Refuse a database inside a Hermes home that a symbolic link (the file, one of
+    SQLite's side files, or a folder on the way) leads out of the home, as every engine
+    write is refused (:func:`~hermes_memory.fileio.resolve_write_target`); raises
+    :class:`~hermes_memory.fileio.UnsafeFileError` before anything is created. A path
+    configured outside every home is the user's choice and is left alone."""
+    for suffix in SIDE_FILES:
+        resolve_write_target(path.with_name(path.name + suffix))
+
+
 class FactStore:
     """Facts with entities, trust and HRR vectors in one SQLite file."""
 
@@ -129,6 +144,7 @@ class FactStore:
         self, db_path: str | Path, default_trust: float = 0.5, hrr_dim: int = 1024
     ) -> None:
         self.db_path = Path(db_path).expanduser()
+        check_db_path(self.db_path)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         self.default_trust = clamp_trust(default_trust)
         self.hrr_dim = hrr_dim

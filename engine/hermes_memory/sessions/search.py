@@ -224,9 +224,15 @@ class _Search:
         self.select = ", ".join(selected)
 
     # --- running SQL ------------------------------------------------------------------
+    # (try/except rather than store.errors(): these run several times per search)
     def _rows(self, sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
-        with self.store.errors():
+        try:
             return [dict(row) for row in self.store.conn.execute(sql, params)]
+        except sqlite3.Error as exc:
+            raise self._described(exc) from exc
+
+    def _described(self, exc: sqlite3.Error) -> Exception:
+        return describe_sqlite_error(self.store.path, exc, self.store.busy_timeout)
 
     def _index_rows(self, sql: str, params: Sequence[Any], *, lazy: bool = False):
         """Run an FTS query; lock errors propagate, anything else means "index unusable".
@@ -242,17 +248,16 @@ class _Search:
         except sqlite3.DatabaseError as exc:
             lowered = str(exc).lower()
             if "locked" in lowered or "busy" in lowered:
-                raise describe_sqlite_error(
-                    self.store.path, exc, self.store.busy_timeout
-                ) from exc
+                raise self._described(exc) from exc
             raise _IndexUnusable(str(exc)) from exc
         return self._drain(cursor)
 
     def _drain(self, cursor: sqlite3.Cursor) -> Iterator[dict[str, Any]]:
         try:
-            with self.store.errors():
-                for row in cursor:
-                    yield dict(row)
+            for row in cursor:
+                yield dict(row)
+        except sqlite3.Error as exc:
+            raise self._described(exc) from exc
         finally:
             cursor.close()  # also when the reader stops early (generator closed)
 
@@ -346,11 +351,10 @@ class _Search:
         """``(last indexed id, unindexed count)`` when the FTS index is behind the table."""
         if not self.schema.has_docsize:
             return None
-        with self.store.errors():
-            last_message, last_indexed = self.store.conn.execute(
-                "SELECT (SELECT id FROM messages ORDER BY id DESC LIMIT 1), "
-                f"(SELECT id FROM {FTS_TABLE}_docsize ORDER BY id DESC LIMIT 1)"
-            ).fetchone()
+        last_message, last_indexed = self.store.query_one(
+            "SELECT (SELECT id FROM messages ORDER BY id DESC LIMIT 1), "
+            f"(SELECT id FROM {FTS_TABLE}_docsize ORDER BY id DESC LIMIT 1)"
+        )
         if last_message is None:
             return None
         indexed = last_indexed or 0

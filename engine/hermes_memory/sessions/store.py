@@ -207,6 +207,23 @@ class SessionStore:
         session.setdefault("title", None)
         return session
 
+    def get_sessions(self, session_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """:meth:`get_session` for several ids in one query; ids not found are left out."""
+        ids = list(dict.fromkeys(session_ids))
+        if not ids:
+            return {}
+        rows = self.query(
+            f"SELECT {self._session_columns()} FROM sessions s "
+            f"WHERE s.id IN ({','.join('?' * len(ids))})",
+            ids,
+        )
+        sessions = {}
+        for row in rows:
+            session = dict(row)
+            session.setdefault("title", None)
+            sessions[session["id"]] = session
+        return sessions
+
     def list_sessions(
         self,
         *,
@@ -438,19 +455,29 @@ class SessionStore:
 
     def get_message_in_context(self, message_id: int) -> tuple[dict[str, Any], int, int] | None:
         """One message with how many visible messages of its session come before and after."""
+        return self.get_messages_in_context([message_id]).get(int(message_id))
+
+    def get_messages_in_context(
+        self, message_ids: Iterable[int]
+    ) -> dict[int, tuple[dict[str, Any], int, int]]:
+        """:meth:`get_message_in_context` for several messages in one query, by id."""
+        ids = list(dict.fromkeys(int(i) for i in message_ids))
+        if not ids:
+            return {}
         beyond = "m.session_id = x.session_id AND {} AND (m.timestamp, m.id) {op} (x.timestamp, x.id)"
-        row = self.query_one(
+        rows = self.query(
             f"""SELECT {self._message_columns("x")},
                   (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op="<")}),
                   (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op=">")})
-                FROM messages x WHERE x.id = ?""",
-            (int(message_id),),
+                FROM messages x WHERE x.id IN ({','.join('?' * len(ids))})""",
+            ids,
         )
-        if row is None:
-            return None
-        *columns, before, after = tuple(row)
-        message = self._message_dict(dict(zip(row.keys()[:-2], columns, strict=True)))
-        return message, int(before), int(after)
+        found = {}
+        for row in rows:
+            *columns, before, after = tuple(row)
+            message = self._message_dict(dict(zip(row.keys()[:-2], columns, strict=True)))
+            found[message["id"]] = (message, int(before), int(after))
+        return found
 
     def get_messages_around(
         self, session_id: str, message_id: int, window: int = 5

@@ -181,8 +181,11 @@ class _Search:
         include_inactive: bool,
         fields: tuple[str, ...],
         include_reasoning: bool,
+        rank_window: int | None = None,
     ) -> None:
         self.store = store
+        self.rank_window = rank_window if rank_window and rank_window > 0 else None
+        self.ranked_window = False  # set once a bounded ranking actually cut the matches
         self.schema = store.schema
         self.query = query
         self.fts_query = sanitize_fts5_query(query)
@@ -271,15 +274,37 @@ class _Search:
     def _match_rows(
         self, table: str, match: str, limit: int, offset: int, *, lazy: bool = False
     ):
+        window, params = "", [match]
+        cutoff = self._window_cutoff(table, match)
+        if cutoff is not None:
+            window = f" AND {table}.rowid >= ?"
+            params.append(cutoff)
         sql = f"""
             SELECT {self.select}
             FROM {table}
             JOIN messages m ON m.id = {table}.rowid
             JOIN sessions s ON s.id = m.session_id
-            WHERE {table} MATCH ? AND {self.where}
+            WHERE {table} MATCH ?{window} AND {self.where}
             ORDER BY {self._order(ranked=True)}
             LIMIT ? OFFSET ?"""
-        return self._index_rows(sql, (match, *self.params, limit, offset), lazy=lazy)
+        return self._index_rows(sql, (*params, *self.params, limit, offset), lazy=lazy)
+
+    def _window_cutoff(self, table: str, match: str) -> int | None:
+        """The lowest rowid of the newest ``rank_window`` matches, when there are more.
+
+        BM25 order makes FTS5 score every match before the first row comes out, which
+        for a common word in a million messages takes seconds; read newest first off the
+        index, the cut costs a few thousand steps. Queries with fewer matches are ranked
+        whole, so their results do not change.
+        """
+        if self.rank_window is None or table != FTS_TABLE or self.sort is not None:
+            return None
+        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+        row = self._index_rows(sql, (match, self.rank_window - 1))
+        if not row:
+            return None
+        self.ranked_window = True
+        return row[0]["rowid"]
 
     def _ranked_rows(self, table: str, match: str, limit: int) -> Iterator[dict[str, Any]]:
         """The best ``limit`` filtered rows by rank, read as the caller iterates.
@@ -593,6 +618,7 @@ def search_outcome(
     include_reasoning: bool = False,
     *,
     demote_sources: Iterable[str] | None = None,
+    rank_window: int | None = None,
 ) -> SearchOutcome:
     """Search visible messages (spec §8.5, modern signature); the hits and how.
 
@@ -603,6 +629,11 @@ def search_outcome(
     ``demote_sources`` (e.g. :data:`DEMOTED_SOURCES`) moves hits from those sources after
     all others, keeping the order within each group; as upstream's discover does, the
     reordering covers the best :data:`DEMOTION_SCAN` rows (or the page, if larger).
+
+    ``rank_window`` bounds the relevance order of the main index: BM25 then ranks only the
+    newest ``rank_window`` matches (by message id), and the note says so. A query with
+    fewer matches is ranked whole and answers as without it. Upstream ranks every match;
+    the agent's tool keeps that, a person typing in a search box gets this.
     """
     if not query or not str(query).strip():
         return SearchOutcome([], PATH_NONE, "Empty query.")
@@ -626,8 +657,11 @@ def search_outcome(
         include_inactive=include_inactive,
         fields=chosen,
         include_reasoning=include_reasoning,
+        rank_window=rank_window,
     )
     outcome = search.run()
+    if search.ranked_window and not outcome.note and outcome.path == PATH_FTS:
+        outcome.note = f"Best matches among the newest {rank_window:,} matching messages."
     if demoted:
         ranked = sorted(outcome.hits, key=lambda hit: hit["source"] in demoted)  # stable
         outcome.hits = ranked[offset : offset + limit]

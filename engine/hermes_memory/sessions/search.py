@@ -237,15 +237,18 @@ class _Search:
     def _described(self, exc: sqlite3.Error) -> Exception:
         return describe_sqlite_error(self.store.path, exc, self.store.busy_timeout)
 
-    def _index_rows(self, sql: str, params: Sequence[Any], *, lazy: bool = False):
+    def _index_rows(self, sql: str, params: Sequence[Any], *, lazy: bool = False, raw: bool = False):
         """Run an FTS query; lock errors propagate, anything else means "index unusable".
 
         With ``lazy`` the rows come from the open cursor as the caller iterates: FTS5
         ranks every match on the first step, but joining and reading each row costs
-        more, and a caller that stops early (discover) saves that for the rest.
+        more, and a caller that stops early (discover) saves that for the rest. With
+        ``raw`` they are the cursor's own rows, no dicts made.
         """
         try:
             cursor = self.store.conn.execute(sql, params)
+            if raw:
+                return cursor.fetchall()
             if not lazy:
                 return [dict(row) for row in cursor]
         except sqlite3.DatabaseError as exc:
@@ -300,11 +303,11 @@ class _Search:
         if self.rank_window is None or table != FTS_TABLE or self.sort is not None:
             return None
         sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
-        row = self._index_rows(sql, (match, self.rank_window - 1))
-        if not row:
+        rows = self._index_rows(sql, (match, self.rank_window - 1), raw=True)
+        if not rows:
             return None
         self.ranked_window = True
-        return row[0]["rowid"]
+        return rows[0][0]
 
     def _ranked_rows(self, table: str, match: str, limit: int) -> Iterator[dict[str, Any]]:
         """The best ``limit`` filtered rows by rank, read as the caller iterates.
@@ -324,7 +327,7 @@ class _Search:
         yielded, offset, page = 0, 0, self.FIRST_PAGE
         while yielded < limit:
             try:
-                ids = [row["id"] for row in self._index_rows(ranked_sql, (match, page, offset))]
+                ids = [row[0] for row in self._index_rows(ranked_sql, (match, page, offset), raw=True)]
             except _IndexUnusable:
                 if offset == 0:
                     raise  # the caller falls back to a substring scan

@@ -12,7 +12,7 @@ import functools
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -38,7 +38,7 @@ SMALL_SESSION = 32  # beyond ~35 messages the six targeted queries are faster
 
 
 def _anchored_view_in(
-    messages: list[dict[str, Any]], anchor_id: int, window: int, bookend: int,
+    messages: Sequence[Mapping[str, Any]], anchor_id: int, window: int, bookend: int,
     roles: Sequence[str] | None,
 ) -> dict[str, Any] | None:
     """:meth:`SessionStore.get_anchored_view` computed over a whole (small) session.
@@ -534,7 +534,9 @@ class SessionStore:
         whole = self._small_session(session_id) if small else None
         if whole is not None:
             view = _anchored_view_in(whole, int(around_message_id), window, bookend, roles)
-            if view is not None:
+            if view is not None:  # only the rows shown become dicts
+                for part in ("window", "bookend_start", "bookend_end"):
+                    view[part] = [self._message_dict(row) for row in view[part]]
                 return view
         anchor = self.get_message(around_message_id)
         if anchor is None or anchor["session_id"] != session_id:
@@ -545,7 +547,7 @@ class SessionStore:
         view["bookend_end"] = self._bookend(session_id, last, roles, bookend, at_start=False)
         return view
 
-    def _small_session(self, session_id: str) -> list[dict[str, Any]] | None:
+    def _small_session(self, session_id: str) -> list[sqlite3.Row] | None:
         """All visible messages of a session of at most :data:`SMALL_SESSION` messages,
         in ``(timestamp, id)`` order; None for a longer one. One query instead of six
         for the anchored view of a typical session."""
@@ -555,9 +557,7 @@ class SessionStore:
                 ORDER BY m.timestamp, m.id LIMIT ?""",
             (session_id, SMALL_SESSION + 1),
         )
-        if len(rows) > SMALL_SESSION:
-            return None
-        return [self._message_dict(row) for row in rows]
+        return None if len(rows) > SMALL_SESSION else rows
 
     def _bookend(
         self,

@@ -15,6 +15,7 @@ expensive parts, and the session_search tool scans 300 rows but shows at most te
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,7 +24,7 @@ from typing import Any
 
 from .errors import describe_sqlite_error
 from .fts_query import contains_cjk, query_terms, sanitize_fts5_query
-from .schema import CJK_TABLE, FTS_TABLE, TRIGRAM_TABLE
+from .schema import CJK_TABLE, FTS_TABLE, TRIGRAM_TABLE, SchemaInfo
 from .store import SessionStore
 
 SNIPPET_TOKENS = 40
@@ -164,6 +165,26 @@ def make_snippet(text: str | None, terms: Sequence[str], tokens: int = SNIPPET_T
     return f"{prefix}{excerpt}{suffix}"
 
 
+@functools.lru_cache(maxsize=128)
+def _select_list(schema: SchemaInfo, fields: tuple[str, ...]) -> str:
+    """Phase one's column list for ``fields`` (a column the schema lacks is NULL); the
+    same few combinations come back on every search, so they are built once."""
+    selected = []
+    for name in fields:
+        column = _COLUMN_FOR_FIELD.get(name)
+        if column is None:
+            continue
+        table, col = column.split(".")
+        columns = schema.message_columns if table == "m" else schema.session_columns
+        selected.append(f"{column} AS {name}" if col in columns else f"NULL AS {name}")
+    for needed in ("m.id AS id", "m.session_id AS session_id", "m.timestamp AS timestamp"):
+        if needed.split(" AS ")[1] not in fields:
+            selected.append(needed)
+    if ("context" in fields or "snippet" in fields) and "content" not in fields:
+        selected.append("m.content AS content")
+    return ", ".join(selected)
+
+
 class _Search:
     """One search_messages call: shared filters, then the routes in order."""
 
@@ -211,20 +232,7 @@ class _Search:
         self.where = " AND ".join(where)
         self.params = params
 
-        selected = []
-        for name in fields:
-            column = _COLUMN_FOR_FIELD.get(name)
-            if column is None:
-                continue
-            table, col = column.split(".")
-            columns = self.schema.message_columns if table == "m" else self.schema.session_columns
-            selected.append(f"{column} AS {name}" if col in columns else f"NULL AS {name}")
-        for needed in ("m.id AS id", "m.session_id AS session_id", "m.timestamp AS timestamp"):
-            if needed.split(" AS ")[1] not in fields:
-                selected.append(needed)
-        if ("context" in fields or "snippet" in fields) and "content" not in fields:
-            selected.append("m.content AS content")
-        self.select = ", ".join(selected)
+        self.select = _select_list(self.schema, fields)
 
     # --- running SQL ------------------------------------------------------------------
     # (try/except rather than store.errors(): these run several times per search)

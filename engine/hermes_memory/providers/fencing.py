@@ -248,6 +248,26 @@ def sanitize_context(text: str) -> str:
         pos = out.settle(view, token.end())
 
 
+def strip_recalled_context(text: str) -> str:
+    """Captured turn text without recalled-memory fences and system notes (spec §4.5).
+
+    A turn's API copy carries the fenced recall; handed back to a provider it would be
+    stored and recalled again, growing each turn. Text that holds no fence or note comes
+    back unchanged (its invisible characters kept: they are the person's text); text that
+    was nothing but recall comes back empty.
+    """
+    if not text:
+        return text
+    cleaned = sanitize_context(text)
+    if cleaned == text:
+        return text
+    from ..memory.scan import strip_invisible
+
+    if cleaned == strip_invisible(text):
+        return text
+    return cleaned if cleaned.strip() else ""
+
+
 # A markdown bullet: a marker, whitespace, then content. The whitespace keeps
 # "**Bold heading**" and "*emphasis*" out.
 _BULLET_RE = re.compile(r"[-*+]\s+\S")

@@ -5,6 +5,8 @@ second is refused with a warning, never an exception). Three rules hold for ever
 
 * **Isolation.** One provider's failure is logged and swallowed; the others still run.
 * **Egress redaction.** Everything handed to a provider is scrubbed of secrets first.
+  Captured turn text (turns, transcripts, recall queries) also loses the recalled-memory
+  fence it may carry, so recall never feeds on itself.
 * **Bounded waiting.** External prefetch runs on its own thread with a timeout; turn
   sync and next-turn prefetch go to one FIFO worker thread; shutdown drains that worker
   for a bounded time, then shuts providers down in reverse registration order.
@@ -30,7 +32,8 @@ from .base import (
     ctx_bound,
     spawn_context_thread,
 )
-from .redaction import EgressRedactor
+from .fencing import strip_recalled_context
+from .redaction import EgressRedactor, map_strings
 from .scaffolding import extract_user_instruction_from_skill_message
 from .spill import SpillConfig, load_spill_config, spill_if_oversized
 from .tools import CORE_TOOL_NAMES, normalize_tool_schema, tool_error
@@ -253,6 +256,14 @@ class MemoryManager:
     def _redact(self, *values: Any) -> Any:
         return self._redactor.redact(*values)
 
+    @staticmethod
+    def _uncaptured(*values: Any) -> Any:
+        """Captured turn text (strings, transcripts) without the recalled-memory fence, so
+        recall does not recurse through what providers store (spec §4.5). One value in
+        gives one value out; several give a tuple."""
+        cleaned = [map_strings(value, strip_recalled_context) for value in values]
+        return cleaned[0] if len(cleaned) == 1 else tuple(cleaned)
+
     def _home_or_default(self) -> HermesHome:
         return self._home if self._home is not None else HermesHome.resolve()
 
@@ -300,7 +311,7 @@ class MemoryManager:
     # --- recall --------------------------------------------------------------------------------
     def prefetch_all(self, query: str, *, session_id: str = "") -> str:
         """Raw recalled context for the upcoming turn; wrap it with ``build_memory_context_block``."""
-        clean = extract_user_instruction_from_skill_message(query)
+        clean = self._uncaptured(extract_user_instruction_from_skill_message(query))
         if not clean:
             return ""
         clean = self._redact(clean)
@@ -378,7 +389,9 @@ class MemoryManager:
     def queue_prefetch_all(self, query: str, *, session_id: str = "") -> None:
         """Start background recall for the next turn on the FIFO worker."""
         providers = list(self._providers)
-        clean = extract_user_instruction_from_skill_message(query) if providers else None
+        if not providers:
+            return
+        clean = self._uncaptured(extract_user_instruction_from_skill_message(query))
         if not clean:
             return
         clean = self._redact(clean)
@@ -404,12 +417,14 @@ class MemoryManager:
         """Hand a completed turn to every provider, in order, on the FIFO worker. Never inline
         once an external provider is registered: a provider's sync may block for minutes."""
         providers = list(self._providers)
-        clean_user = (
-            extract_user_instruction_from_skill_message(user_content) if providers else None
+        if not providers:
+            return
+        clean_user, assistant, transcript = self._uncaptured(
+            extract_user_instruction_from_skill_message(user_content), assistant_content, messages
         )
         if not clean_user:
             return
-        clean_user, assistant, transcript = self._redact(clean_user, assistant_content, messages)
+        clean_user, assistant, transcript = self._redact(clean_user, assistant, transcript)
         optional = {"messages": transcript, "turn_author": turn_author}
 
         def sync(provider: MemoryProvider) -> None:
@@ -539,7 +554,7 @@ class MemoryManager:
 
     # --- other hooks ---------------------------------------------------------------------------
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
-        message = self._redact(message)
+        message = self._redact(self._uncaptured(message))
 
         def tick(provider: MemoryProvider) -> None:
             params = _parameters(provider.on_turn_start)
@@ -552,7 +567,7 @@ class MemoryManager:
         self._each_provider("on_turn_start failed", tick)
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
-        transcript = list(self._redact(list(messages or [])))
+        transcript = list(self._redact(self._uncaptured(list(messages or []))))
         self._each_provider(
             "on_session_end failed",
             lambda p: p.on_session_end(transcript),
@@ -640,7 +655,9 @@ class MemoryManager:
         checkpoint_api_version: int = PRE_COMPRESS_CHECKPOINT_API_VERSION,
     ) -> str:
         """Text providers add to the compression prompt; see spec §4.4 for the checkpoint rules."""
-        messages, evidence_messages = self._redact(list(messages or []), evidence_messages)
+        messages, evidence_messages = self._redact(
+            *self._uncaptured(list(messages or []), evidence_messages)
+        )
         parts: list[str] = []
         checkpointed = False
         for provider in self._providers:

@@ -137,10 +137,10 @@ class EgressRedactor:
                 )
             return out
 
-        scrubbed = [_walk(value, scrub_and_learn) for value in values]
+        scrubbed = [map_strings(value, scrub_and_learn) for value in values]
         pattern = self._learn(newly_learned)
         if pattern is not None:
-            scrubbed = [_walk(value, lambda t: pattern.sub(MASK, t)) for value in scrubbed]
+            scrubbed = [map_strings(value, lambda t: pattern.sub(MASK, t)) for value in scrubbed]
         return scrubbed[0] if len(scrubbed) == 1 else tuple(scrubbed)
 
     def _learn(self, tokens: set[str]) -> re.Pattern[str] | None:
@@ -157,14 +157,17 @@ class EgressRedactor:
         return re.compile("|".join(re.escape(t) for t in sorted(known, key=len, reverse=True)))
 
 
-def _walk(value: Any, fix: Callable[[str], str]) -> Any:
+def map_strings(value: Any, fix: Callable[[str], str]) -> Any:
+    """``value`` with ``fix`` applied to every string inside it (dicts, lists and tuples are
+    walked; ``data:`` URLs pass through); unchanged parts are the same objects, changed
+    containers shallow copies, so the caller's objects are never mutated."""
     if isinstance(value, str):
         return value if not value or value.startswith("data:") else fix(value)
     if isinstance(value, dict):
-        out = {key: _walk(item, fix) for key, item in value.items()}
+        out = {key: map_strings(item, fix) for key, item in value.items()}
         return value if all(out[key] is value[key] for key in value) else out
     if isinstance(value, (list, tuple)):
-        items = [_walk(item, fix) for item in value]
+        items = [map_strings(item, fix) for item in value]
         if all(new is old for new, old in zip(items, value, strict=True)):
             return value
         return tuple(items) if isinstance(value, tuple) else items

@@ -36,6 +36,9 @@ STATES = ("missing", "locked", "invalid", "corrupt", "vanished", "error")
 SEARCH_BUSY_TIMEOUT = 1.0
 SEARCH_FIELDS = ("id", "session_id", "role", "snippet", "timestamp", "source", "title",
                  "session_started")  # fmt: skip
+#: Best-match order ranks the newest this many matches (a common word would otherwise
+#: make FTS5 score every match in the history on each keystroke); see search_outcome.
+BEST_MATCH_WINDOW = 5000
 #: A transcript shows this many messages at most, each capped (the rest is said, not shown).
 TRANSCRIPT_MESSAGES = 2000
 MESSAGE_CHARS = 20_000
@@ -73,15 +76,16 @@ def _guarded(function):
 @_guarded
 def search(home: HermesHome, query: str, limit: int = 30, order: str = "newest") -> dict[str, Any]:
     """Messages matching ``query`` (any typed text), each with its session, a ``>>>hit<<<``
-    snippet and its time. ``order="best"`` is the engine's relevance search (BM25, cron and
-    webhook runs after conversations); ``"newest"`` (the default, for typing) lists the
+    snippet and its time. ``order="best"`` is the engine's relevance search (BM25 over the
+    newest :data:`BEST_MATCH_WINDOW` matches, cron and webhook runs after conversations); ``"newest"`` (the default, for typing) lists the
     newest matches first, which FTS5 reads straight off its index: no ranking of every
     match, so a common word in a million messages answers as fast as a rare one."""
     with SessionStore.open(home, busy_timeout=SEARCH_BUSY_TIMEOUT) as store:
         outcome = _newest(store, query, limit) if order == "newest" else None
         if outcome is None:  # relevance asked for, or a route only the full search has
             outcome = search_outcome(store, query, limit=limit, fields=SEARCH_FIELDS,
-                                     demote_sources=DEMOTED_SOURCES)  # fmt: skip
+                                     demote_sources=DEMOTED_SOURCES,
+                                     rank_window=BEST_MATCH_WINDOW)  # fmt: skip
     hits = outcome.hits
     return {"ok": True, "query": query, "order": order if outcome.path == PATH_FTS else "best",
             "path": outcome.path, "note": outcome.note, "count": len(hits),

@@ -13,7 +13,6 @@ The module also extracts plain *terms* from a query for the paths that do not us
 from __future__ import annotations
 
 import re
-import unicodedata
 
 #: Longer queries are cut; nobody types more, and FTS5 cost grows with every term.
 MAX_FTS5_QUERY_CHARS = 512
@@ -45,13 +44,13 @@ def contains_cjk(text: str) -> bool:
     return bool(_CJK.search(text or ""))
 
 
+# Unicode categories Cc (C0 and C1 controls, DEL) and Cs (surrogates), as character ranges.
+_CONTROL_OR_SURROGATE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def _clean_characters(text: str) -> str:
     """Control characters and lone surrogates become spaces (SQLite cannot bind the latter)."""
-    out = []
-    for ch in text:
-        category = unicodedata.category(ch)
-        out.append(" " if category in ("Cc", "Cs") else ch)
-    return "".join(out)
+    return _CONTROL_OR_SURROGATE.sub(" ", text)
 
 
 def _has_word_character(text: str) -> bool:

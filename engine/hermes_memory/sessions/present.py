@@ -51,22 +51,25 @@ def present_message(
     keys without a value are left out, except ``content``: a null content is meaningful
     (an assistant turn that only calls tools).
     """
-    content = message.get("content")
-    if isinstance(content, str):
+    get = message.get
+    content = get("content")
+    is_text = isinstance(content, str)
+    if is_text and "\x1b" in content:  # the regex only where an escape can be
         content = strip_ansi(content)
-    item: dict[str, Any] = {
-        "id": message.get("id"),
-        "role": message.get("role"),
-        "content": content,
-        "timestamp": message.get("timestamp"),
-    }
+    item: dict[str, Any] = {}
+    for key in ("id", "role"):
+        if (value := get(key)) is not None:
+            item[key] = value
+    item["content"] = content  # kept when null: an assistant turn that only calls tools
+    if (value := get("timestamp")) is not None:
+        item["timestamp"] = value
     for key in ("tool_name", "tool_calls", "tool_call_id"):
-        if message.get(key):
-            item[key] = message[key]
-    if anchor_id is not None and item["id"] == anchor_id:
+        if value := get(key):
+            item[key] = value
+    if anchor_id is not None and get("id") == anchor_id:
         item["anchor"] = True
-    if isinstance(content, str) and len(content) > cap:
+    if is_text and len(content) > cap:
         item["content"] = content[: max(0, cap - 1)] + "…"
         item["content_truncated"] = True
         item["original_content_chars"] = len(content)
-    return {key: value for key, value in item.items() if value is not None or key == "content"}
+    return item

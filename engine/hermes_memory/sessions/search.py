@@ -15,6 +15,7 @@ expensive parts, and the session_search tool scans 300 rows but shows at most te
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,7 +24,7 @@ from typing import Any
 
 from .errors import describe_sqlite_error
 from .fts_query import contains_cjk, query_terms, sanitize_fts5_query
-from .schema import CJK_TABLE, FTS_TABLE, TRIGRAM_TABLE
+from .schema import CJK_TABLE, FTS_TABLE, TRIGRAM_TABLE, SchemaInfo
 from .store import SessionStore
 
 SNIPPET_TOKENS = 40
@@ -164,6 +165,26 @@ def make_snippet(text: str | None, terms: Sequence[str], tokens: int = SNIPPET_T
     return f"{prefix}{excerpt}{suffix}"
 
 
+@functools.lru_cache(maxsize=128)
+def _select_list(schema: SchemaInfo, fields: tuple[str, ...]) -> str:
+    """Phase one's column list for ``fields`` (a column the schema lacks is NULL); the
+    same few combinations come back on every search, so they are built once."""
+    selected = []
+    for name in fields:
+        column = _COLUMN_FOR_FIELD.get(name)
+        if column is None:
+            continue
+        table, col = column.split(".")
+        columns = schema.message_columns if table == "m" else schema.session_columns
+        selected.append(f"{column} AS {name}" if col in columns else f"NULL AS {name}")
+    for needed in ("m.id AS id", "m.session_id AS session_id", "m.timestamp AS timestamp"):
+        if needed.split(" AS ")[1] not in fields:
+            selected.append(needed)
+    if ("context" in fields or "snippet" in fields) and "content" not in fields:
+        selected.append("m.content AS content")
+    return ", ".join(selected)
+
+
 class _Search:
     """One search_messages call: shared filters, then the routes in order."""
 
@@ -181,8 +202,11 @@ class _Search:
         include_inactive: bool,
         fields: tuple[str, ...],
         include_reasoning: bool,
+        rank_window: int | None = None,
     ) -> None:
         self.store = store
+        self.rank_window = rank_window if rank_window and rank_window > 0 else None
+        self.ranked_window = False  # set once a bounded ranking actually cut the matches
         self.schema = store.schema
         self.query = query
         self.fts_query = sanitize_fts5_query(query)
@@ -208,51 +232,46 @@ class _Search:
         self.where = " AND ".join(where)
         self.params = params
 
-        selected = []
-        for name in fields:
-            column = _COLUMN_FOR_FIELD.get(name)
-            if column is None:
-                continue
-            table, col = column.split(".")
-            columns = self.schema.message_columns if table == "m" else self.schema.session_columns
-            selected.append(f"{column} AS {name}" if col in columns else f"NULL AS {name}")
-        for needed in ("m.id AS id", "m.session_id AS session_id", "m.timestamp AS timestamp"):
-            if needed.split(" AS ")[1] not in fields:
-                selected.append(needed)
-        if ("context" in fields or "snippet" in fields) and "content" not in fields:
-            selected.append("m.content AS content")
-        self.select = ", ".join(selected)
+        self.select = _select_list(self.schema, fields)
 
     # --- running SQL ------------------------------------------------------------------
+    # (try/except rather than store.errors(): these run several times per search)
     def _rows(self, sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
-        with self.store.errors():
+        try:
             return [dict(row) for row in self.store.conn.execute(sql, params)]
+        except sqlite3.Error as exc:
+            raise self._described(exc) from exc
 
-    def _index_rows(self, sql: str, params: Sequence[Any], *, lazy: bool = False):
+    def _described(self, exc: sqlite3.Error) -> Exception:
+        return describe_sqlite_error(self.store.path, exc, self.store.busy_timeout)
+
+    def _index_rows(self, sql: str, params: Sequence[Any], *, lazy: bool = False, raw: bool = False):
         """Run an FTS query; lock errors propagate, anything else means "index unusable".
 
         With ``lazy`` the rows come from the open cursor as the caller iterates: FTS5
         ranks every match on the first step, but joining and reading each row costs
-        more, and a caller that stops early (discover) saves that for the rest.
+        more, and a caller that stops early (discover) saves that for the rest. With
+        ``raw`` they are the cursor's own rows, no dicts made.
         """
         try:
             cursor = self.store.conn.execute(sql, params)
+            if raw:
+                return cursor.fetchall()
             if not lazy:
                 return [dict(row) for row in cursor]
         except sqlite3.DatabaseError as exc:
             lowered = str(exc).lower()
             if "locked" in lowered or "busy" in lowered:
-                raise describe_sqlite_error(
-                    self.store.path, exc, self.store.busy_timeout
-                ) from exc
+                raise self._described(exc) from exc
             raise _IndexUnusable(str(exc)) from exc
         return self._drain(cursor)
 
     def _drain(self, cursor: sqlite3.Cursor) -> Iterator[dict[str, Any]]:
         try:
-            with self.store.errors():
-                for row in cursor:
-                    yield dict(row)
+            for row in cursor:
+                yield dict(row)
+        except sqlite3.Error as exc:
+            raise self._described(exc) from exc
         finally:
             cursor.close()  # also when the reader stops early (generator closed)
 
@@ -266,15 +285,37 @@ class _Search:
     def _match_rows(
         self, table: str, match: str, limit: int, offset: int, *, lazy: bool = False
     ):
+        window, params = "", [match]
+        cutoff = self._window_cutoff(table, match)
+        if cutoff is not None:
+            window = f" AND {table}.rowid >= ?"
+            params.append(cutoff)
         sql = f"""
             SELECT {self.select}
             FROM {table}
             JOIN messages m ON m.id = {table}.rowid
             JOIN sessions s ON s.id = m.session_id
-            WHERE {table} MATCH ? AND {self.where}
+            WHERE {table} MATCH ?{window} AND {self.where}
             ORDER BY {self._order(ranked=True)}
             LIMIT ? OFFSET ?"""
-        return self._index_rows(sql, (match, *self.params, limit, offset), lazy=lazy)
+        return self._index_rows(sql, (*params, *self.params, limit, offset), lazy=lazy)
+
+    def _window_cutoff(self, table: str, match: str) -> int | None:
+        """The lowest rowid of the newest ``rank_window`` matches, when there are more.
+
+        BM25 order makes FTS5 score every match before the first row comes out, which
+        for a common word in a million messages takes seconds; read newest first off the
+        index, the cut costs a few thousand steps. Queries with fewer matches are ranked
+        whole, so their results do not change.
+        """
+        if self.rank_window is None or table != FTS_TABLE or self.sort is not None:
+            return None
+        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+        rows = self._index_rows(sql, (match, self.rank_window - 1), raw=True)
+        if not rows:
+            return None
+        self.ranked_window = True
+        return rows[0][0]
 
     def _ranked_rows(self, table: str, match: str, limit: int) -> Iterator[dict[str, Any]]:
         """The best ``limit`` filtered rows by rank, read as the caller iterates.
@@ -294,7 +335,7 @@ class _Search:
         yielded, offset, page = 0, 0, self.FIRST_PAGE
         while yielded < limit:
             try:
-                ids = [row["id"] for row in self._index_rows(ranked_sql, (match, page, offset))]
+                ids = [row[0] for row in self._index_rows(ranked_sql, (match, page, offset), raw=True)]
             except _IndexUnusable:
                 if offset == 0:
                     raise  # the caller falls back to a substring scan
@@ -346,11 +387,10 @@ class _Search:
         """``(last indexed id, unindexed count)`` when the FTS index is behind the table."""
         if not self.schema.has_docsize:
             return None
-        with self.store.errors():
-            last_message, last_indexed = self.store.conn.execute(
-                "SELECT (SELECT id FROM messages ORDER BY id DESC LIMIT 1), "
-                f"(SELECT id FROM {FTS_TABLE}_docsize ORDER BY id DESC LIMIT 1)"
-            ).fetchone()
+        last_message, last_indexed = self.store.query_one(
+            "SELECT (SELECT id FROM messages ORDER BY id DESC LIMIT 1), "
+            f"(SELECT id FROM {FTS_TABLE}_docsize ORDER BY id DESC LIMIT 1)"
+        )
         if last_message is None:
             return None
         indexed = last_indexed or 0
@@ -589,6 +629,7 @@ def search_outcome(
     include_reasoning: bool = False,
     *,
     demote_sources: Iterable[str] | None = None,
+    rank_window: int | None = None,
 ) -> SearchOutcome:
     """Search visible messages (spec §8.5, modern signature); the hits and how.
 
@@ -599,6 +640,11 @@ def search_outcome(
     ``demote_sources`` (e.g. :data:`DEMOTED_SOURCES`) moves hits from those sources after
     all others, keeping the order within each group; as upstream's discover does, the
     reordering covers the best :data:`DEMOTION_SCAN` rows (or the page, if larger).
+
+    ``rank_window`` bounds the relevance order of the main index: BM25 then ranks only the
+    newest ``rank_window`` matches (by message id), and the note says so. A query with
+    fewer matches is ranked whole and answers as without it. Upstream ranks every match;
+    the agent's tool keeps that, a person typing in a search box gets this.
     """
     if not query or not str(query).strip():
         return SearchOutcome([], PATH_NONE, "Empty query.")
@@ -622,8 +668,11 @@ def search_outcome(
         include_inactive=include_inactive,
         fields=chosen,
         include_reasoning=include_reasoning,
+        rank_window=rank_window,
     )
     outcome = search.run()
+    if search.ranked_window and not outcome.note and outcome.path == PATH_FTS:
+        outcome.note = f"Best matches among the newest {rank_window:,} matching messages."
     if demoted:
         ranked = sorted(outcome.hits, key=lambda hit: hit["source"] in demoted)  # stable
         outcome.hits = ranked[offset : offset + limit]

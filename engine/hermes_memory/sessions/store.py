@@ -12,7 +12,7 @@ import functools
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -38,7 +38,7 @@ SMALL_SESSION = 32  # beyond ~35 messages the six targeted queries are faster
 
 
 def _anchored_view_in(
-    messages: list[dict[str, Any]], anchor_id: int, window: int, bookend: int,
+    messages: Sequence[Mapping[str, Any]], anchor_id: int, window: int, bookend: int,
     roles: Sequence[str] | None,
 ) -> dict[str, Any] | None:
     """:meth:`SessionStore.get_anchored_view` computed over a whole (small) session.
@@ -206,6 +206,23 @@ class SessionStore:
         session = dict(row)
         session.setdefault("title", None)
         return session
+
+    def get_sessions(self, session_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """:meth:`get_session` for several ids in one query; ids not found are left out."""
+        ids = list(dict.fromkeys(session_ids))
+        if not ids:
+            return {}
+        rows = self.query(
+            f"SELECT {self._session_columns()} FROM sessions s "
+            f"WHERE s.id IN ({','.join('?' * len(ids))})",
+            ids,
+        )
+        sessions = {}
+        for row in rows:
+            session = dict(row)
+            session.setdefault("title", None)
+            sessions[session["id"]] = session
+        return sessions
 
     def list_sessions(
         self,
@@ -438,19 +455,29 @@ class SessionStore:
 
     def get_message_in_context(self, message_id: int) -> tuple[dict[str, Any], int, int] | None:
         """One message with how many visible messages of its session come before and after."""
+        return self.get_messages_in_context([message_id]).get(int(message_id))
+
+    def get_messages_in_context(
+        self, message_ids: Iterable[int]
+    ) -> dict[int, tuple[dict[str, Any], int, int]]:
+        """:meth:`get_message_in_context` for several messages in one query, by id."""
+        ids = list(dict.fromkeys(int(i) for i in message_ids))
+        if not ids:
+            return {}
         beyond = "m.session_id = x.session_id AND {} AND (m.timestamp, m.id) {op} (x.timestamp, x.id)"
-        row = self.query_one(
+        rows = self.query(
             f"""SELECT {self._message_columns("x")},
                   (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op="<")}),
                   (SELECT count(*) FROM messages m WHERE {beyond.format(self.visible(), op=">")})
-                FROM messages x WHERE x.id = ?""",
-            (int(message_id),),
+                FROM messages x WHERE x.id IN ({','.join('?' * len(ids))})""",
+            ids,
         )
-        if row is None:
-            return None
-        *columns, before, after = tuple(row)
-        message = self._message_dict(dict(zip(row.keys()[:-2], columns, strict=True)))
-        return message, int(before), int(after)
+        found = {}
+        for row in rows:
+            *columns, before, after = tuple(row)
+            message = self._message_dict(dict(zip(row.keys()[:-2], columns, strict=True)))
+            found[message["id"]] = (message, int(before), int(after))
+        return found
 
     def get_messages_around(
         self, session_id: str, message_id: int, window: int = 5
@@ -507,7 +534,9 @@ class SessionStore:
         whole = self._small_session(session_id) if small else None
         if whole is not None:
             view = _anchored_view_in(whole, int(around_message_id), window, bookend, roles)
-            if view is not None:
+            if view is not None:  # only the rows shown become dicts
+                for part in ("window", "bookend_start", "bookend_end"):
+                    view[part] = [self._message_dict(row) for row in view[part]]
                 return view
         anchor = self.get_message(around_message_id)
         if anchor is None or anchor["session_id"] != session_id:
@@ -518,7 +547,7 @@ class SessionStore:
         view["bookend_end"] = self._bookend(session_id, last, roles, bookend, at_start=False)
         return view
 
-    def _small_session(self, session_id: str) -> list[dict[str, Any]] | None:
+    def _small_session(self, session_id: str) -> list[sqlite3.Row] | None:
         """All visible messages of a session of at most :data:`SMALL_SESSION` messages,
         in ``(timestamp, id)`` order; None for a longer one. One query instead of six
         for the anchored view of a typical session."""
@@ -528,9 +557,7 @@ class SessionStore:
                 ORDER BY m.timestamp, m.id LIMIT ?""",
             (session_id, SMALL_SESSION + 1),
         )
-        if len(rows) > SMALL_SESSION:
-            return None
-        return [self._message_dict(row) for row in rows]
+        return None if len(rows) > SMALL_SESSION else rows
 
     def _bookend(
         self,

@@ -92,18 +92,29 @@ class _Call:
     allowed: set[str] | None = None  # None: no scope restriction
     _sessions: dict[str, dict | None] = field(default_factory=dict)
     _roots: dict[str, str] = field(default_factory=dict)
+    #: Parents already known from search rows (their join carries them).
+    parents: dict[str, str | None] = field(default_factory=dict)
 
     def session(self, session_id: str) -> dict[str, Any] | None:
         if session_id not in self._sessions:
             self._sessions[session_id] = self.store.get_session(session_id)
         return self._sessions[session_id]
 
+    def prefetch(self, session_ids: Iterable[str]) -> None:
+        """Read the rows of the sessions not read yet in one query."""
+        wanted = [sid for sid in session_ids if sid not in self._sessions]
+        if wanted:
+            found = self.store.get_sessions(wanted)
+            for sid in wanted:
+                self._sessions[sid] = found.get(sid)
+
+    def _parent(self, session_id: str) -> str | None:
+        if session_id in self.parents:
+            return self.parents[session_id]
+        return (self.session(session_id) or {}).get("parent_session_id")
+
     def root(self, session_id: str) -> str:
-        # Walked through the session rows this call reads anyway (one query less per hit).
-        return self.store.resolve_root(
-            session_id, self._roots,
-            parent_of=lambda sid: (self.session(sid) or {}).get("parent_session_id"),
-        )  # fmt: skip
+        return self.store.resolve_root(session_id, self._roots, parent_of=self._parent)
 
     def link(self, session_id: str) -> str:
         return session_link(session_id, self.profile)
@@ -145,12 +156,18 @@ def _profile_name(home: HermesHome | None) -> str | None:
 
 
 # --- shapes ----------------------------------------------------------------------------
+_EMPTY_VIEW = {"bookend_start": [], "messages": [], "bookend_end": [],
+               "messages_before": 0, "messages_after": 0}  # fmt: skip
+
+
 def _hydrate(
-    call: _Call, session_id: str, anchor_id: int | None, *, full: bool
-) -> dict[str, Any]:
+    call: _Call, session_id: str, anchor_id: int | None, *, full: bool,
+    in_context: dict[int, tuple[dict[str, Any], int, int]] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The messages shown for one result; ``in_context`` holds the compact ones, read
+    together beforehand (:meth:`SessionStore.get_messages_in_context`)."""
     store = call.store
-    empty = {"bookend_start": [], "messages": [], "bookend_end": [],
-             "messages_before": 0, "messages_after": 0}  # fmt: skip
+    empty = dict(_EMPTY_VIEW)
     if anchor_id is None:
         return {**empty, "messages_after": store.count_messages(session_id)}
     if full:
@@ -170,7 +187,9 @@ def _hydrate(
             "messages_before": view["messages_before"],
             "messages_after": view["messages_after"],
         }
-    found = store.get_message_in_context(anchor_id)  # the message and both counts at once
+    if in_context is None:
+        in_context = store.get_messages_in_context([anchor_id])
+    found = in_context.get(anchor_id)  # the message and both counts at once
     if found is None:
         return empty
     anchor, before, after = found
@@ -228,13 +247,15 @@ def _select(
         role_filter=roles,
         sort=sort,
         scan_limit=DISCOVER_SCAN_LIMIT,
-        fields=("id", "session_id", "role", "timestamp", "source", "compacted"),
-    )
+        fields=("id", "session_id", "role", "timestamp", "source", "compacted",
+                "parent_session_id"),
+    )  # fmt: skip
     examined: set[str] = set()
     deferred: list[dict[str, Any]] = []
 
     def consider(hit: dict[str, Any]) -> None:
         sid = hit["session_id"]
+        call.parents.setdefault(sid, hit["parent_session_id"])
         if not call.in_scope(sid) or call.hidden_by_lineage(sid, bool(hit.get("compacted"))):
             return
         root = call.root(sid)
@@ -282,6 +303,9 @@ def _discover(
     call: _Call, query: str, roles: list[str], limit: int, sort: str | None, detail: str
 ) -> dict[str, Any]:
     picks, outcome, searched = _select(call, query, roles, limit, sort)
+    call.prefetch(pick.session_id for pick in picks)
+    compact = [] if detail == "full" else [p.message_id for p in picks[1:] if p.message_id is not None]
+    in_context = call.store.get_messages_in_context(compact)
     results = []
     for position, pick in enumerate(picks):
         full = position == 0 or detail == "full"
@@ -292,7 +316,7 @@ def _discover(
             "matched_role": pick.matched_role,
             "match_message_id": pick.message_id,
             "snippet": _snippet(pick, session, query),
-            **_hydrate(call, pick.session_id, pick.message_id, full=full),
+            **_hydrate(call, pick.session_id, pick.message_id, full=full, in_context=in_context),
             "detail": "full" if full else "compact",
             "link": call.link(pick.session_id),
         }

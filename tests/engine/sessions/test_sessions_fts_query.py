@@ -121,3 +121,14 @@ def test_any_text_is_empty_or_a_valid_match(text):
     for table in ("early", "modern"):
         # Raises sqlite3.OperationalError on an FTS5 syntax error.
         _CONN.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (query,)).fetchone()
+
+
+def test_every_control_character_and_surrogate_is_blanked_and_nothing_else():
+    import sys
+    import unicodedata
+
+    from hermes_memory.sessions.fts_query import _clean_characters
+
+    text = "".join(chr(code) for code in range(sys.maxunicode + 1))
+    expected = "".join(" " if unicodedata.category(ch) in ("Cc", "Cs") else ch for ch in text)
+    assert _clean_characters(text) == expected

@@ -287,3 +287,33 @@ def test_ranked_scan_gives_the_same_rows_as_filtering_before_the_limit(early_cor
                 store, "ledger", limit=scan_limit, fields=("id",), **kwargs)]  # fmt: skip
             assert lazily == eager
             assert len(lazily) == min(scan_limit, 40)  # 60 user rows, a third of them subagent
+
+
+def test_a_bounded_rank_scores_only_the_newest_matches_and_says_so(early_corpus):
+    c = early_corpus
+    c.session("old", "cli")
+    best = c.say("old", "user", "kubernetes kubernetes kubernetes")  # the best BM25 match, oldest
+    c.session("new", "cli")
+    newer = [c.say("new", "user", f"one kubernetes note among many other words, number {n}")
+             for n in range(6)]  # fmt: skip
+    c.say("new", "assistant", "nothing to see here")
+    with SessionStore(c.close()) as store:
+        whole = search_outcome(store, "kubernetes", limit=10, fields=("id",))
+        assert _ids(whole)[0] == best and whole.note == ""
+        bounded = search_outcome(store, "kubernetes", limit=10, fields=("id",), rank_window=3)
+        assert sorted(_ids(bounded)) == sorted(newer[-3:])  # the newest three matches only
+        ranked = [row[0] for row in store.query(
+            "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'kubernetes' AND rowid >= ? "
+            "ORDER BY rank", (newer[-3],))]  # fmt: skip
+        assert _ids(bounded) == ranked  # in BM25 order among them
+        assert bounded.note == "Best matches among the newest 3 matching messages."
+
+
+@pytest.mark.parametrize("query", ["deploy", "passport", "chat-send", "backup OR service"])
+def test_a_rank_window_above_the_match_count_changes_nothing(basic_db, query):
+    with SessionStore(basic_db) as store:
+        for kwargs in ({}, {"demote_sources": ("cron",)}, {"sort": "newest"}):
+            plain = search_outcome(store, query, **kwargs)
+            for window in (8, 5000):
+                bounded = search_outcome(store, query, rank_window=window, **kwargs)
+                assert (bounded.hits, bounded.path, bounded.note) == (plain.hits, plain.path, plain.note)

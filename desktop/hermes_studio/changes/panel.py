@@ -164,11 +164,18 @@ class ChangesPanel(QWidget):
             feed.heading.setText(self._since_heading(result))
             feed.note.setText(self._since_note(result))
             newest = max((float(c.get("ts") or 0) for c in changes), default=0.0)
-            self.live_since = max(self.opened_at, newest) - OVERLAP_SECONDS
+            # What this listing had is "since you last looked", also the versions the limit
+            # left out (the capture at open can record thousands at once): the live feed
+            # starts after its newest. (The listing runs after every capture queued before
+            # it, so no half-recorded capture straddles this line.)
+            self.live_since = max(self.opened_at, newest)
             self._trim_unseen()
             self.sig_marks.emit(set(self.unseen))
         self.ready = True
         self.sig_ready.emit()
+        if self._fetch_again:  # a capture landed while this was listed
+            self._fetch_again = False
+            self.fetch_live()
 
     def _since_heading(self, result: dict[str, Any]) -> str:
         if self.last_seen is None:
@@ -206,11 +213,11 @@ class ChangesPanel(QWidget):
 
     def fetch_live(self) -> None:
         """Add the versions recorded since the last fetch to the live feed."""
-        if self._fetching:
+        if self._fetching or not self.ready:  # (once "since you last looked" is listed)
             self._fetch_again = True
             return
         self._fetching = True
-        params = {"since": self.live_since, "exclude_origins": ["app"]}
+        params = {"since": self.live_since, "exclude_origins": ["app"], "limit": MAX_SHOWN}
         self.workspace.call("changes_since", params, self._alive(self._live_loaded), ordered=True)
 
     def _live_loaded(self, result: dict[str, Any]) -> None:

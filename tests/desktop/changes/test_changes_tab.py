@@ -129,6 +129,20 @@ def test_one_agent_write_is_captured_once_for_every_view(qtbot, home):
     window.close()
 
 
+def test_what_the_capture_at_open_records_stays_out_of_the_live_feed(qtbot, home):
+    seed(home)
+    for n in range(25):  # more than a first look lists
+        write_skill(home, f"skill-{n:02d}")
+    window = open_window(qtbot, home)
+    changes = window.changes
+    assert len(changes.since_feed.cards) == 20 and "The latest 20 of" in changes.since_feed.note.text()
+    qtbot.wait(500)  # the open capture's own history change has been handled
+    assert changes.live_feed.cards == []
+    run_agent(home, "s-live", [add("Only this is live.")])
+    qtbot.waitUntil(lambda: titles(changes.live_feed) == ["MEMORY.md: 1 entry added"], timeout=10000)
+    window.close()
+
+
 def test_undo_is_refused_once_the_agent_wrote_again(qtbot, home):
     seed(home)
     window = open_window(qtbot, home)

@@ -353,10 +353,17 @@ class _DirListing:
 
 @dataclass(slots=True)
 class _Leaf:
-    """A directory with no subdirectories whose SKILL.md has not been looked at yet."""
+    """A directory whose SKILL.md has not been looked at yet, with no subdirectories
+    but perhaps one support folder (``references/`` and the like), which a skill's walk
+    skips anyway."""
 
     mtime_ns: int
     trusted: bool
+    subdirs: Sequence[tuple[str, str, bool]] = ()
+
+
+# the order support folders are looked for in a skill folder with one subdirectory
+_SUPPORT_ORDER = ("references", *sorted(SUPPORT_DIRS - {"references"}))
 
 
 @dataclass(slots=True)
@@ -601,7 +608,9 @@ class SkillIndex:
                 probe = directory + _SKILL_MD_SUFFIX
                 entry = self._file(probe, rel, run, False)
                 if entry.__class__ is _FileEntry:
-                    self._store_dir(directory, _DirListing(listing.mtime_ns, listing.trusted, probe, (), ()))
+                    self._store_dir(
+                        directory, _DirListing(listing.mtime_ns, listing.trusted, probe, listing.subdirs, ())
+                    )
                     seen_files.add(probe)
                     found.append((rel, directory, probe, entry))
                     continue
@@ -644,9 +653,19 @@ class SkillIndex:
         if cached is not None and cached.trusted and cached.mtime_ns == st.st_mtime_ns:
             return cached
         trusted = not _is_racy(st.st_mtime_ns, run.now_ns)
-        if st.st_nlink == 2 and not is_root:
+        if not is_root:
             # POSIX filesystems count subdirectories in a directory's link count
-            return _Leaf(st.st_mtime_ns, trusted)
+            links = st.st_nlink
+            if links == 2:
+                return _Leaf(st.st_mtime_ns, trusted)
+            if links == 3:  # one subdirectory: a skill's support folder needs no listing
+                for name in _SUPPORT_ORDER:
+                    path = directory + os.sep + name
+                    try:
+                        if stat.S_ISDIR(os.lstat(path).st_mode):
+                            return _Leaf(st.st_mtime_ns, trusted, ((name, path, False),))
+                    except OSError:
+                        continue
         return self._list(directory, real_top, st.st_mtime_ns, trusted, is_root=is_root)
 
     def _list(

@@ -123,3 +123,27 @@ def test_count_values_and_the_learning_signal():
     assert not has_learning_signal("profile", {"created_by": "user", "use_count": 0})
     assert not has_learning_signal("base", {"created_by": "agent", "use_count": 9})
     assert not has_learning_signal("external", {"use_count": 9})
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": {"use_count": 3, "state": "active", "pinned": false, "created_by": null}}',
+        b'{"a": {"use_count": 1}, "a": {"use_count": 2}}',  # the last of a repeated key
+        b'\xef\xbb\xbf{"a": {"use_count": 1}}',  # a BOM
+        b'{"a": {"use_count": NaN}, "b": {"use_count": 4}}',
+        b'{"a": {"use_count": 123456789012345678901234567890}}',  # too big for 64 bits
+        b'{"a": {"use_count": -3, "view_count": 2.5}}',
+        b'{"a": {"created_by": "\\ud800"}}',  # a lone surrogate
+        b'{"a": {"tags": ["x"]}, "b": "not a record"}',
+        b'["not", "an", "object"]',
+        b"",
+    ],
+)
+def test_the_fast_read_of_a_usual_file_equals_the_bounded_reader(hb, monkeypatch, raw):
+    from hermes_memory.skills import usage as usage_module
+
+    hb.home.skills_usage_file.write_bytes(raw)
+    fast = read_usage(hb.home)
+    monkeypatch.setattr(usage_module, "_plain_file", lambda _raw: None)
+    assert read_usage(hb.home) == fast

@@ -748,17 +748,17 @@ class SkillIndex:
         self.files_parsed += 1
         dir_name = rel_parts[-1] if rel_parts else os.path.basename(os.path.dirname(path))
         parsed = parse_head(text, dir_name, rel_parts)
-        trusted = not _is_racy(st.st_mtime_ns, run.now_ns)
-        if (
-            cached is not None
-            and cached.parsed == parsed
-            and cached.mtime_ns == st.st_mtime_ns
-            and cached.size == st.st_size
-        ):
-            cached.trusted = trusted  # unchanged after all: keep the objects built from it
-            self._store_file(path, cached)
-            return cached
-        entry = _FileEntry(st.st_mtime_ns, st.st_size, trusted, parsed)
+        mtime_ns = st.st_mtime_ns
+        trusted = run.now_ns - mtime_ns >= _RACY_NS  # not _is_racy(), inline: once per file
+        if cached is not None:
+            if cached.parsed == parsed and cached.mtime_ns == mtime_ns and cached.size == st.st_size:
+                cached.trusted = trusted  # unchanged after all: keep the objects built from it
+                self._store_file(path, cached)
+                return cached
+        elif trusted:  # the usual new entry: _store_file, inline
+            entry = self._files[path] = _FileEntry(mtime_ns, st.st_size, True, parsed)
+            return entry
+        entry = _FileEntry(mtime_ns, st.st_size, trusted, parsed)
         self._store_file(path, entry)
         return entry
 

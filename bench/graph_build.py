@@ -14,6 +14,9 @@ Prints, per size:
   (known frontmatter lines, timestamps) that earlier builds in this process filled;
 * rebuild after one SKILL.md was edited (median of several), with every file
   stat-checked and with the changed path given, as the desktop's folder watcher does;
+* the parts of a cold build (scan, usage records, skill nodes, memory edges, history
+  keys; of the fastest of three), and how many history versions the home holds (the history keys
+  are read from history's summary index, and cost more the more versions there are);
 
 and, at 10,000 skills, PASS/FAIL for the targets cold ≤ 4× floor and a rebuild with the
 changed path given ≤ 5% of cold.
@@ -186,6 +189,51 @@ def cold_build(home: HermesHome) -> tuple[float, dict]:
     return elapsed, payload
 
 
+#: The parts of a cold build the breakdown times: (label, attribute path on the builder).
+PARTS = (
+    ("scan (walk, read, parse)", "index.scan"),
+    ("usage records", "_read_usage"),
+    ("skill nodes, health, edges", "_skill_part"),
+    ("memory cards' edges", "_memory_edges"),
+    ("history keys", "_history.attach"),
+)
+
+
+def cold_build_parts(home: HermesHome) -> tuple[float, dict[str, float]]:
+    """A cold build as :func:`cold_build`, and the time of each of its :data:`PARTS`."""
+    builder = GraphBuilder(home)
+    spent: dict[str, float] = {}
+    for label, where in PARTS:
+        owner_path, _, name = where.rpartition(".")
+        owner = builder
+        for step in filter(None, owner_path.split(".")):
+            owner = getattr(owner, step)
+        original = getattr(owner, name)
+
+        def timed(*args, _original=original, _label=label, **kwargs):
+            start = time.perf_counter()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + time.perf_counter() - start
+
+        setattr(owner, name, timed)  # on this instance only
+    start = time.perf_counter()
+    builder.build()
+    elapsed = time.perf_counter() - start
+    del builder
+    return elapsed, spent
+
+
+def history_versions(home: HermesHome) -> int:
+    """Lines in the home's history log (the history keys cost more with more of them)."""
+    try:
+        with open(home.root / ".memory-studio" / "history" / "events.jsonl", "rb") as handle:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+    except OSError:
+        return 0
+
+
 def _yaml_head(text: str, dir_name: str, rel: tuple[str, ...]) -> object:
     yaml_text = frontmatter_text(text)
     return yaml.load(yaml_text, Loader=yaml.CSafeLoader) if yaml_text else {}  # noqa: S506
@@ -289,6 +337,7 @@ def run(count: int) -> tuple[float, float, float, float]:
         colds.append(elapsed)
         minimals.append(minimal_scan(home))
     floor, raw, cold, minimal = min(floors), min(raws), min(colds), min(minimals)
+    part_total, parts = min((cold_build_parts(home) for _ in range(3)), key=lambda run: run[0])
     with_yaml = min(minimal_scan(home, _yaml_head) for _ in range(3))
     warm = statistics.median(warm_rebuilds(home, paths, 7, hinted=False))
     hinted = statistics.median(warm_rebuilds(home, paths, 7, hinted=True))
@@ -309,6 +358,10 @@ def run(count: int) -> tuple[float, float, float, float]:
         f"(every file stat-checked); {hinted * 1000:6.1f} ms = {hinted / cold:6.2%} "
         "(changed path given, as by a folder watcher)"
     )
+    rest = max(part_total - sum(parts.values()), 0.0)
+    shown = "; ".join(f"{label} {value * 1000:.1f} ms = {value / floor:.2f}x" for label, value in parts.items())
+    print(f"        parts of the fastest of 3 cold builds: {shown}; the rest {rest * 1000:.1f} ms = {rest / floor:.2f}x")
+    print(f"        history: {history_versions(home):,} versions in the home's log")
     print(
         f"        payload: {len(payload['nodes'])} nodes, {len(payload['edges'])} edges "
         f"({stats['related_edges']} related, {stats['memory_skill_edges']} memory), "

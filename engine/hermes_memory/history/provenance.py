@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from operator import itemgetter
 from typing import Any
 
 from ..home import HermesHome
@@ -24,7 +25,15 @@ from ..memory.entries import TARGETS, fingerprint
 from ..skills.usage import read_usage, to_epoch
 from .ledger import ledger_path
 from .recording import FOREGROUND, UNKNOWN
-from .storage import HistoryError, HistoryStore, apply_delta, content_hash, valid_event
+from .storage import (
+    HistoryError,
+    HistoryStore,
+    apply_delta,
+    content_hash,
+    materialise,
+    parse_log,
+    valid_event,
+)
 from .timeline import Timeline
 
 
@@ -158,6 +167,44 @@ def _identity(path: os.PathLike[str]) -> tuple[int, int] | None:
     return (st.st_mtime_ns, st.st_size)
 
 
+def _skill_rows(home: HermesHome, store: HistoryStore) -> list[list[Any]] | None:
+    """Every version's summary row from history's summary index (``log-index.json``),
+    brought up to date in memory with what was appended since (the index is not
+    rewritten here: a graph build only reads); None when there is no usable index."""
+    from .log_index import _extend, _read_index, index_path
+    from .log_index import _identity as index_identity
+
+    index = _read_index(index_path(store))
+    if (
+        index is None
+        or index.get("imported") != index_identity(store.imports_path)
+        or index.get("ledger") != index_identity(ledger_path(home))
+    ):
+        return None
+    try:
+        result = _extend(store, index)
+        return None if result is None else result[0]["rows"]
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None  # an index that does not hold together
+
+
+#: The bytes every skill version's line holds (the engine writes compact JSON); a memory
+#: version's line never does.
+_SKILL_LINE_MARK = b'"kind":"skill"'
+
+
+def _memory_events(store: HistoryStore, path: os.PathLike[str]) -> list[dict[str, Any]]:
+    """The memory versions of one log, in file order, with their full entry lists
+    (versions whose edits cannot be replayed are marked ``_broken``): the log parsed
+    without its skill lines, which make up most of a large home's history."""
+    data = store._read_bytes(path)
+    if _SKILL_LINE_MARK in data:
+        data = b"\n".join(line for line in data.split(b"\n") if _SKILL_LINE_MARK not in line)
+    events = [event for event in parse_log(data, os.path.basename(path)).events if event["kind"] != "skill"]
+    materialise(events)
+    return events
+
+
 class GraphProvenance:
     """``history`` keys for graph nodes. The event log only grows, so a rebuild after a
     write reads just the lines appended since the last one; the whole history is re-read
@@ -188,12 +235,53 @@ class GraphProvenance:
         self._skills, self._first, self._heads = {}, {}, {}
         if log is None and fixed == (None, None):
             return
-        timeline = Timeline(self.home)
-        for event in timeline.events:
-            self._take(event, event.get("entries"))
-        for event in timeline._files[1]:  # the newest of each store in the log, for its edits
-            if event["kind"] != "skill":
-                self._heads[event["kind"]] = event.get("entries")
+        rows = _skill_rows(self.home, store)
+        if rows is not None:
+            try:
+                self._take_skill_rows(rows)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                self._skills, rows = {}, None  # an index that does not hold together
+        if rows is None:  # no summary index to read: the whole history, as the log does
+            timeline = Timeline(self.home)
+            for event in timeline.events:
+                self._take(event, event.get("entries"))
+            for event in timeline._files[1]:  # the newest of each store in the log, for its edits
+                if event["kind"] != "skill":
+                    self._heads[event["kind"]] = event.get("entries")
+            return
+        imported, logged = _memory_events(store, store.imports_path), _memory_events(store, store.events_path)
+        for event in sorted([*imported, *logged], key=itemgetter("ts")):  # stable, as the Timeline's
+            if not event.get("_broken"):
+                self._take(event, event.get("entries"))
+        for event in logged:
+            self._heads[event["kind"]] = event.get("entries")
+
+    def _take_skill_rows(self, rows: list[list[Any]]) -> None:
+        """:meth:`_take` for every skill version, from the summary index's rows
+        (``[id, ts, kind, action, origin, session, sessions, extras, skill, ...]``)."""
+        skills = self._skills
+        get = skills.get
+        for row in rows:
+            if row[2] != "skill":
+                continue
+            name, ts, origin, session, sessions = row[8], row[1], row[4] or UNKNOWN, row[5], row[6]
+            known = get(name)
+            if known is None:
+                found = [session] if session else []
+                skills[name] = {"firstSeen": ts, "by": [origin], "sessions": found, "versions": 1,
+                                "lastChanged": ts, "lastBy": origin}  # fmt: skip
+            else:
+                known["lastChanged"], known["lastBy"] = ts, origin
+                known["versions"] += 1
+                if origin not in known["by"]:
+                    known["by"].append(origin)
+                found = known["sessions"]
+                if session and session not in found:
+                    found.append(session)
+            if sessions:
+                for session in sessions:
+                    if session and session not in found:
+                        found.append(session)
 
     def _read_appended(self, store: HistoryStore, inode: int) -> None:
         assert self._log is not None

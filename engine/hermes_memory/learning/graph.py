@@ -36,14 +36,14 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import compress, count
+from itertools import compress, count, repeat
 from operator import is_not
 from typing import Any
 
 from ..history.provenance import GraphProvenance
 from ..home import HermesHome
-from ..skills.health import annotate_nodes
-from ..skills.index import Skill, SkillIndex, gc_paused
+from ..skills.health import NodeHealth
+from ..skills.index import Skill, SkillIndex, SkillScan, gc_paused
 from ..skills.usage import (
     _EPOCH_CACHE,
     LEARNED_CREATORS,
@@ -144,8 +144,19 @@ def _count(value: Any) -> int:
     return value if value.__class__ is int else count_value(value)
 
 
-def skill_node_and_json(skill: Skill, record: dict[str, Any]) -> tuple[SkillNode, dict[str, Any]]:
-    """``(skill_node(skill, record), skill_node_json(that node))``, computed together."""
+# A skill node's keys in payload order; each node is a copy of this, filled in (copying a
+# dict of known keys is cheaper than building one from a literal).
+_SKILL_PAYLOAD = dict.fromkeys((
+    "id", "label", "kind", "timestamp", "category", "useCount", "state", "createdBy", "pinned",
+    "source", "provenance", "learned", "directory", "description", "tags", "related",
+    "viewCount", "patchCount", "lastUsedAt", "lastViewedAt", "lastPatchedAt", "createdAt",
+    "healthCount", "healthCodes",
+))  # fmt: skip
+
+
+def skill_payload(skill: Skill, record: dict[str, Any], health: NodeHealth) -> dict[str, Any]:
+    """``skill_node_json(skill_node(skill, record))`` with the health badges
+    (``healthCount``, ``healthCodes``), computed in one pass."""
     get = record.get
     state = get("state")
     if not (isinstance(state, str) and state):
@@ -153,52 +164,44 @@ def skill_node_and_json(skill: Skill, record: dict[str, Any]) -> tuple[SkillNode
     created_by = get("created_by")
     use_count = _count(get("use_count"))
     source = skill.source
-    learned = source not in _NOT_LEARNED and (
-        created_by in LEARNED_CREATORS or use_count > 0
-    )
+    learned = source not in _NOT_LEARNED and (created_by in LEARNED_CREATORS or use_count > 0)
     last_used = _epoch(get("last_used_at"))
     last_viewed = _epoch(get("last_viewed_at"))
     last_patched = _epoch(get("last_patched_at"))
     created = _epoch(get("created_at"))
-    # record_timestamp: the first usable one in priority order, 0 counting as missing
-    timestamp = (
-        _epoch(get("last_activity_at")) or last_used or last_viewed or last_patched or created
-        or skill.mtime
-    )
-    pinned = bool(get("pinned"))
+    activity = _epoch(get("last_activity_at"))
     name = skill.name
-    category = skill.category
-    related = list(skill.related)
-    node = SkillNode(
-        name, category, source, timestamp, use_count, state, created_by, pinned, related,
-        skill, record, learned,
+    codes = health.codes(skill, record, use_count, last_used, last_viewed, activity, created)
+    payload = _SKILL_PAYLOAD.copy()
+    payload["id"] = name
+    payload["label"] = name
+    payload["kind"] = "skill"
+    # record_timestamp: the first usable one in priority order, 0 counting as missing
+    payload["timestamp"] = (
+        activity or last_used or last_viewed or last_patched or created or skill.mtime_ns // 1_000_000_000
     )
-    payload = {
-        "id": name,
-        "label": name,
-        "kind": "skill",
-        "timestamp": timestamp,
-        "category": category,
-        "useCount": use_count,
-        "state": state,
-        "createdBy": created_by,
-        "pinned": pinned,
-        # --- beyond upstream
-        "source": source,
-        "provenance": skill.provenance,
-        "learned": learned,
-        "directory": skill.directory,
-        "description": skill.description,
-        "tags": list(skill.tags),
-        "related": related.copy(),
-        "viewCount": _count(get("view_count")),
-        "patchCount": _count(get("patch_count")),
-        "lastUsedAt": last_used,
-        "lastViewedAt": last_viewed,
-        "lastPatchedAt": last_patched,
-        "createdAt": created,
-    }
-    return node, payload
+    payload["category"] = skill.category
+    payload["useCount"] = use_count
+    payload["state"] = state
+    payload["createdBy"] = created_by
+    payload["pinned"] = bool(get("pinned"))
+    # --- beyond upstream
+    payload["source"] = source
+    payload["provenance"] = skill.provenance
+    payload["learned"] = learned
+    payload["directory"] = skill.directory
+    payload["description"] = skill.description
+    payload["tags"] = list(skill.tags)
+    payload["related"] = list(skill.related)
+    payload["viewCount"] = _count(get("view_count"))
+    payload["patchCount"] = _count(get("patch_count"))
+    payload["lastUsedAt"] = last_used
+    payload["lastViewedAt"] = last_viewed
+    payload["lastPatchedAt"] = last_patched
+    payload["createdAt"] = created
+    payload["healthCount"] = len(codes)
+    payload["healthCodes"] = codes
+    return payload
 
 
 def memory_node_json(card: MemoryCard, edge_count: int) -> dict[str, Any]:
@@ -236,12 +239,12 @@ class _SkillPart:
 
     include_all: bool
     usage: UsageSnapshot
+    health: NodeHealth
     skills: list[Skill]  # every skill of the scan, in order
     records: list[dict[str, Any]]  # their usage records
-    nodes: list[SkillNode]
-    payloads: list[dict[str, Any]]
+    payloads: list[dict[str, Any]]  # their nodes
     shown_at: dict[int, int]  # position in ``skills`` -> position among the shown
-    shown_nodes: list[SkillNode]
+    shown_skills: list[Skill]
     shown_payloads: list[dict[str, Any]]
     learned: int
     categories: Counter[str]
@@ -317,9 +320,16 @@ class GraphBuilder:
         return self._usage
 
     # --- the skill half -----------------------------------------------------------------
-    def _skill_part(self, skills: list[Skill], usage: UsageSnapshot, include_all: bool) -> _SkillPart:
+    def _skill_part(self, scan: SkillScan, usage: UsageSnapshot, include_all: bool) -> _SkillPart:
+        skills = scan.skills
         prev = self._part
-        if prev is not None and prev.include_all == include_all and len(prev.skills) == len(skills):
+        health = NodeHealth(scan, time.time(), prev.health if prev is not None else None)
+        if (
+            prev is not None
+            and prev.include_all == include_all
+            and len(prev.skills) == len(skills)
+            and health.same_as(prev.health)
+        ):
             if prev.usage is usage:
                 records = prev.records
                 changed = list(compress(count(), map(is_not, skills, prev.skills)))
@@ -330,43 +340,54 @@ class GraphBuilder:
                     compress(count(), map(_differs, skills, prev.skills, records, prev.records))
                 )
             if len(changed) <= PATCH_LIMIT:
-                part = self._patch(prev, skills, records, usage, changed)
+                part = self._patch(prev, skills, records, usage, health, changed)
                 if part is not None:
                     return part
-        return self._full(skills, usage, include_all)
+        return self._full(skills, usage, include_all, health)
 
-    def _full(self, skills: list[Skill], usage: UsageSnapshot, include_all: bool) -> _SkillPart:
+    def _full(
+        self, skills: list[Skill], usage: UsageSnapshot, include_all: bool, health: NodeHealth
+    ) -> _SkillPart:
         empty: dict[str, Any] = {}
-        records = [usage.records.get(skill.name, empty) for skill in skills]
-        # reuse the nodes of skills whose file and record are unchanged
-        known = {id(node.skill): (node, payload) for node, payload in self._known_nodes()}
-        nodes, payloads = [], []
-        for skill, record in zip(skills, records, strict=True):
-            hit = known.get(id(skill))
-            if hit is not None and hit[0].skill is skill and hit[0].record == record:
-                node, payload = hit
-            else:
-                node, payload = skill_node_and_json(skill, record)
-            nodes.append(node)
-            payloads.append(payload)
-        shown_positions = [i for i, node in enumerate(nodes) if include_all or node.learned]
-        shown_at = {position: index for index, position in enumerate(shown_positions)}
-        shown_nodes = [nodes[position] for position in shown_positions]
-        relations, relation_dicts, linked = _relations(shown_nodes)
+        get_record = usage.records.get
+        records = [get_record(skill.name, empty) for skill in skills]
+        payloads = []
+        prev = self._part
+        if prev is not None and health.same_as(prev.health):
+            # reuse the nodes of skills whose file and record are unchanged
+            known = {id(skill): position for position, skill in enumerate(prev.skills)}
+            old_skills, old_records, old_payloads = prev.skills, prev.records, prev.payloads
+            for skill, record in zip(skills, records, strict=True):
+                position = known.get(id(skill))
+                if position is not None and old_skills[position] is skill and old_records[position] == record:
+                    payloads.append(old_payloads[position])
+                else:
+                    payloads.append(skill_payload(skill, record, health))
+        else:
+            payloads = list(map(skill_payload, skills, records, repeat(health, len(skills))))
+        if include_all:
+            shown_positions = range(len(payloads))
+            shown_skills = skills
+            shown_payloads = payloads
+        else:
+            shown_positions = [i for i, payload in enumerate(payloads) if payload["learned"]]
+            shown_skills = [skills[position] for position in shown_positions]
+            shown_payloads = [payloads[position] for position in shown_positions]
+        relations, relation_dicts, linked = _relations(shown_skills)
         part = _SkillPart(
             include_all=include_all,
             usage=usage,
+            health=health,
             skills=skills,
             records=records,
-            nodes=nodes,
             payloads=payloads,
-            shown_at=shown_at,
-            shown_nodes=shown_nodes,
-            shown_payloads=[payloads[position] for position in shown_positions],
-            learned=sum(1 for node in nodes if node.learned),
-            categories=Counter(node.category for node in shown_nodes),
-            agent_created=sum(1 for node in shown_nodes if node.created_by == "agent"),
-            used=sum(1 for node in shown_nodes if node.use_count > 0),
+            shown_at={position: index for index, position in enumerate(shown_positions)},
+            shown_skills=list(shown_skills),
+            shown_payloads=list(shown_payloads),
+            learned=len(shown_positions) if not include_all else sum(1 for p in payloads if p["learned"]),
+            categories=Counter([skill.category for skill in shown_skills]),
+            agent_created=sum(1 for payload in shown_payloads if payload["createdBy"] == "agent"),
+            used=sum(1 for payload in shown_payloads if payload["useCount"] > 0),
             relations=relations,
             relation_dicts=relation_dicts,
             linked=linked,
@@ -374,45 +395,41 @@ class GraphBuilder:
         self._part = part
         return part
 
-    def _known_nodes(self) -> Iterable[tuple[SkillNode, dict[str, Any]]]:
-        if self._part is None:
-            return ()
-        return zip(self._part.nodes, self._part.payloads, strict=True)
-
     def _patch(
         self,
         prev: _SkillPart,
         skills: list[Skill],
         records: list[dict[str, Any]],
         usage: UsageSnapshot,
+        health: NodeHealth,
         changed: list[int],
     ) -> _SkillPart | None:
         """``prev`` with the changed positions rebuilt, or None when the change moves
         something that ordering depends on (a name, a category, the learned flag)."""
-        nodes, payloads = list(prev.nodes), list(prev.payloads)
-        shown_nodes, shown_payloads = list(prev.shown_nodes), list(prev.shown_payloads)
+        payloads = list(prev.payloads)
+        shown_skills, shown_payloads = list(prev.shown_skills), list(prev.shown_payloads)
         agent_created, used = prev.agent_created, prev.used
         relations_moved = False
         for position in changed:
-            old = prev.nodes[position]
-            node = skill_node(skills[position], records[position])
-            if (node.name, node.category, node.learned) != (old.name, old.category, old.learned):
+            old = prev.payloads[position]
+            skill = skills[position]
+            payload = skill_payload(skill, records[position], health)
+            if (payload["id"], payload["category"], payload["learned"]) != (old["id"], old["category"], old["learned"]):
                 return None
-            relations_moved |= node.related != old.related
-            payload = skill_node_json(node)
-            nodes[position], payloads[position] = node, payload
+            relations_moved |= payload["related"] != old["related"]
+            payloads[position] = payload
             shown = prev.shown_at.get(position)
             if shown is not None:
-                shown_nodes[shown], shown_payloads[shown] = node, payload
-                agent_created += (node.created_by == "agent") - (old.created_by == "agent")
-                used += (node.use_count > 0) - (old.use_count > 0)
+                shown_skills[shown], shown_payloads[shown] = skill, payload
+                agent_created += (payload["createdBy"] == "agent") - (old["createdBy"] == "agent")
+                used += (payload["useCount"] > 0) - (old["useCount"] > 0)
         if relations_moved:
-            relations, relation_dicts, linked = _relations(shown_nodes)
+            relations, relation_dicts, linked = _relations(shown_skills)
         else:
             relations, relation_dicts, linked = prev.relations, prev.relation_dicts, prev.linked
         part = dataclasses.replace(
-            prev, usage=usage, skills=skills, records=records, nodes=nodes, payloads=payloads,
-            shown_nodes=shown_nodes, shown_payloads=shown_payloads, agent_created=agent_created,
+            prev, usage=usage, health=health, skills=skills, records=records, payloads=payloads,
+            shown_skills=shown_skills, shown_payloads=shown_payloads, agent_created=agent_created,
             used=used, relations=relations, relation_dicts=relation_dicts, linked=linked,
         )  # fmt: skip
         self._part = part
@@ -421,7 +438,7 @@ class GraphBuilder:
     # --- the memory half ----------------------------------------------------------------
     def _memory_edges(self, cards: list[MemoryCard], part: _SkillPart, renamed: bool) -> list[list[str]]:
         if self._matcher is None or renamed:
-            names = tuple(node.name for node in part.shown_nodes)
+            names = tuple(skill.name for skill in part.shown_skills)
             if self._matcher is None or self._matcher.names != names:
                 self._matcher = SkillMatcher(names)
                 self._card_edges = {}
@@ -453,8 +470,7 @@ class GraphBuilder:
             warnings.append(f"{usage.error} Skill usage is shown as empty.")
         warnings.extend(usage.warnings)  # values left out of the records as unusable
         before = self._part
-        part = self._skill_part(scan.skills, usage, include_all)
-        annotate_nodes(part.shown_payloads, scan, usage)  # healthCount/healthCodes badges
+        part = self._skill_part(scan, usage, include_all)
         # names of the shown skills change only when the part was rebuilt in full
         renamed = before is None or part.shown_at is not before.shown_at
 
@@ -475,7 +491,7 @@ class GraphBuilder:
             for category, n in sorted(counts.items(), key=lambda item: -item[1])
             if n > 0
         ]
-        shown = len(part.shown_nodes)
+        shown = len(part.shown_payloads)
         denominator = max(shown, 1)
         stats = {
             "nodes": shown,
@@ -502,10 +518,10 @@ class GraphBuilder:
         }
 
 
-def _relations(shown_nodes: list[SkillNode]) -> tuple[list[tuple[str, str]], list[dict[str, str]], int]:
+def _relations(shown: list[Skill]) -> tuple[list[tuple[str, str]], list[dict[str, str]], int]:
     """The declared skill-skill edges, as pairs and as payload dicts, and how many skills
     they touch."""
-    relations = skill_edges(shown_nodes)
+    relations = skill_edges(shown)
     dicts = [{"source": a, "target": b} for a, b in relations]
     return relations, dicts, len({name for edge in relations for name in edge})
 

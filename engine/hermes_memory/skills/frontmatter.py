@@ -15,7 +15,10 @@ skill), so only lines it has not seen before are checked character by character.
 from __future__ import annotations
 
 import functools
+import operator
 import re
+import sys
+from itertools import repeat
 from typing import Any
 
 _CLOSING_FENCE = re.compile(r"\n---\s*\n")
@@ -216,7 +219,7 @@ def _read_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
         return None
 
 
-_SKIP = None  # a blank or comment line
+_SKIP = None  # a blank or comment line (see _line)
 
 
 # Shapes common enough to read without the general checks: a plain scalar of letters,
@@ -270,9 +273,30 @@ def _line(line: str) -> tuple[int, str | None, Any] | None:
 
 
 # Lines already read: most lines of most SKILL.md files ("author: ...", "metadata:",
-# "  hermes:", tag lists) recur across a home's skills.
-_KNOWN_LINES: dict[str, tuple[int, str | None, Any] | None] = {}
+# "  hermes:", tag lists) recur across a home's skills. Each is kept as
+# ``(indent, key, value, shape)``; ``shape`` names what the line does to the structure
+# (its indent, its key, and whether it is an item, opens a block or holds a value), so
+# that the structure of a whole frontmatter is known from the shapes of its lines alone.
+_LineEntry = tuple[int, "str | None", Any, str]
+_KNOWN_LINES: dict[str, _LineEntry] = {}
+_BLANK: _LineEntry = (-1, None, None, "")  # a blank or comment line
 _MISSING = object()
+
+
+def _known_line(line: str) -> _LineEntry:
+    """The entry of a line not read before (raises :class:`_NotSimple`); remembered."""
+    parsed = _line(line)
+    if parsed is None:
+        entry = _BLANK
+    else:
+        indent, key, value = parsed
+        kind = "-" if key is None else ":" if value is None else "="
+        entry = (indent, key, value, sys.intern(f"{indent}{kind}{key or ''}"))
+    known = _KNOWN_LINES
+    if len(known) >= 100_000:
+        known.clear()
+    known[line] = entry
+    return entry
 
 
 def _simple_mapping(yaml_text: str) -> dict[str, Any]:
@@ -290,8 +314,6 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any]:
     if first and first[0] != "#":
         raise _NotSimple
     known = _KNOWN_LINES
-    if len(known) >= 100_000:
-        known.clear()
     root: dict[str, Any] = {}
     container: Any = root  # the innermost open block
     level = 0  # its indentation
@@ -303,10 +325,10 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any]:
     for line in lines_after:
         parsed = known.get(line, _MISSING)
         if parsed is _MISSING:
-            parsed = known[line] = _line(line)
-        if parsed is None:
+            parsed = _known_line(line)
+        if parsed is _BLANK:
             continue  # blank or comment
-        indent, key, value = parsed
+        indent, key, value, _shape = parsed
         if pending is not None:
             if indent > pending_indent:
                 block: Any = [] if key is None else {}
@@ -336,3 +358,137 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any]:
     if pending is not None:
         container[pending] = None
     return root
+
+
+# --- the fields a skill index needs, read from the shapes of the lines -------------------
+#: ``head_fields`` gives these, top level first, then ``metadata.hermes``.
+HEAD_FIELDS = ("name", "description", "category", "related_skills", "tags")
+_FieldSource = "int | tuple[int, ...] | None"  # a line's value, a block list's items, absent
+# frontmatter shape (the shapes of its lines) -> where each field's value comes from, or
+# None when the fast reader cannot take it (the structure is not simple, or a field is
+# a block mapping); filled as shapes are met
+_PLANS: dict[tuple[str, ...], tuple | None] = {}
+
+
+def head_fields(yaml_text: str) -> tuple[Any, ...] | None:
+    """The values of :data:`HEAD_FIELDS` at the top level and then in
+    ``metadata.hermes`` (each None when absent or null; flow lists as tuples), exactly
+    as ``load_frontmatter_diagnosed(yaml_text)`` would give them when it reads the text
+    as a simple, valid mapping; None when it would not, or when this shortcut cannot tell.
+
+    Lines seen before cost one dictionary look-up each, and the structure of a
+    frontmatter laid out like one seen before costs one more; no mapping is built.
+    """
+    if "\t" in yaml_text or "\r" in yaml_text:
+        return None
+    if not yaml_text.isascii() and any(brk in yaml_text for brk in _OTHER_BREAKS):
+        return None
+    lines = yaml_text.split("\n")
+    if lines[0]:
+        return None  # something after the opening fence: leave it to the full reader
+    known = _KNOWN_LINES
+    entries = list(map(known.get, lines, repeat(_MISSING, len(lines))))
+    entries[0] = _BLANK
+    if _MISSING in entries:
+        try:
+            for index, entry in enumerate(entries):
+                if entry is _MISSING:
+                    entries[index] = _known_line(lines[index])
+        except _NotSimple:
+            return None
+    shape = tuple(map(_SHAPE, entries))
+    plan = _PLANS.get(shape, _MISSING)
+    if plan is _MISSING:
+        plan = _plan(shape)
+        if len(_PLANS) >= 10_000:
+            _PLANS.clear()
+        _PLANS[shape] = plan
+    if plan is None:
+        return None
+    entries.append(_ABSENT)
+    if plan.__class__ is operator.itemgetter:  # every field a line's value, or absent
+        return tuple(map(_VALUE, plan(entries)))
+    fields = []
+    for source in plan:
+        if source.__class__ is int:
+            fields.append(entries[source][2])
+        else:  # a block list
+            fields.append([_list_value(entries[index][2]) for index in source])
+    return tuple(fields)
+
+
+def _list_value(value: Any) -> Any:
+    return list(value) if value.__class__ is tuple else value
+
+
+_SHAPE = operator.itemgetter(3)
+_VALUE = operator.itemgetter(2)
+_ABSENT: _LineEntry = (-1, None, None, "")  # what a plan points at for an absent field
+
+
+class _Block(dict):
+    """A block mapping while a shape is planned (values: line numbers or blocks)."""
+
+
+def _plan(shape: tuple[str, ...]) -> tuple | None:
+    """Where :func:`head_fields` finds each field in frontmatter of this shape: the
+    reading of :func:`_simple_mapping`, done with line numbers instead of values."""
+    root: dict[str, Any] = _Block()
+    container: Any = root
+    level = 0
+    stack: list[tuple[int, Any]] = []
+    pending: str | None = None
+    pending_indent = 0
+    for number, line_shape in enumerate(shape):
+        if not line_shape:
+            continue  # blank or comment
+        digits = len(line_shape) - len(line_shape.lstrip("0123456789"))
+        indent, kind, key = int(line_shape[:digits]), line_shape[digits], line_shape[digits + 1 :]
+        if pending is not None:
+            if indent > pending_indent:
+                block: Any = [] if kind == "-" else _Block()
+                container[pending] = block
+                stack.append((level, container))
+                container, level = block, indent
+            else:
+                container[pending] = None
+            pending = None
+        while indent < level:
+            level, container = stack.pop()
+        if indent != level:
+            return None
+        if kind == "-":
+            if container.__class__ is not list:
+                return None
+            container.append(number)
+        elif container.__class__ is not _Block:
+            return None
+        elif kind == ":":
+            pending, pending_indent = key, indent
+        else:
+            container[key] = number
+    if pending is not None:
+        container[pending] = None
+    metadata = root.get("metadata")
+    hermes = metadata.get("hermes") if metadata.__class__ is _Block else None
+    if hermes.__class__ is not _Block:
+        hermes = {}
+    absent = len(shape)  # head_fields appends _ABSENT to the entries
+    plan: list[Any] = []
+    for mapping in (root, hermes):
+        for field in HEAD_FIELDS:
+            source = mapping.get(field)
+            if source is None:
+                source = absent
+            elif source.__class__ is list:
+                if field in ("name", "description", "category"):
+                    return None  # a list where text belongs: rare, leave it to the full reader
+                if any(item.__class__ is not int for item in source):
+                    return None  # nested blocks
+                source = tuple(source)
+            elif source.__class__ is _Block:
+                return None
+            plan.append(source)
+    if all(source.__class__ is int for source in plan):
+        return operator.itemgetter(*plan)
+    return tuple(plan)

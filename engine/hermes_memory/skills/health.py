@@ -31,17 +31,16 @@ stale                  info      a skill of this profile, unpinned, last used or
                                  skills stale after 30 days without activity)
 =====================  ========  ==========================================================
 
-The graph badges its nodes with the codes alone, kept per skill between rebuilds while
-the :class:`~.index.Skill` object (which the index reuses while the file is unchanged),
-its usage record, the day and the rest of the home are unchanged, so a rebuild costs
-little more than a dictionary look-up per skill.
+The graph badges its nodes with the codes alone (:class:`NodeHealth`), worked out while
+it builds each node from the values it has already read from the usage record, and
+kept with the node between rebuilds while the skill's file and record, the day, the
+size threshold and the set of names are unchanged.
 """
 
 from __future__ import annotations
 
 import os
 import statistics
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -241,58 +240,50 @@ def skill_findings(
 _EMPTY_RECORD: dict[str, Any] = {}
 
 
-class _NodeCodes:
-    """The codes of each shown skill, kept between graph rebuilds.
+class NodeHealth:
+    """The graph's badge codes (``healthCodes``) for one scan at one moment: the same
+    rules as :func:`skill_findings`, without building the messages.
 
-    A skill's codes depend on its file (the Skill object), its usage record, the day,
-    the size threshold and the set of skill names; while all of those are unchanged the
-    codes of the last build are reused, so a rebuild costs a look-up per skill.
+    Built once per graph build; :meth:`codes` is asked of every skill with the values
+    the graph has already worked out from its usage record, so nothing is looked up
+    twice. ``key`` says what, beyond a skill's own file and record, the codes depend on
+    (the day, the size threshold, the set of names): while it is unchanged, codes worked
+    out by an earlier build still hold.
     """
 
-    def __init__(self) -> None:
-        self.names: frozenset[str] = frozenset()
-        self.names_version = 0
-        self.codes: dict[str, tuple[Skill, dict[str, Any], tuple, list[str]]] = {}
-        self.inputs: tuple = ()
+    __slots__ = ("names", "threshold", "now", "cutoff", "key")
 
-    def annotate(self, payloads: list[dict[str, Any]], scan: SkillScan, usage: UsageSnapshot, now: float) -> None:
-        names = frozenset(scan.by_name).union(skill.name for skill in scan.duplicates)
-        if names != self.names:
-            self.names, self.names_version = names, self.names_version + 1
-        threshold = outlier_threshold(skill.size for skill in scan.skills)
-        inputs = (int(now // _DAY), threshold, self.names_version)
-        # The graph hands back the same payload dict for a skill whose file and usage
-        # record are unchanged (and a new one otherwise): while the rest of the home is
-        # unchanged too, a payload already badged keeps its codes.
-        badged_still_valid = inputs == self.inputs
-        self.inputs = inputs
-        by_name = scan.by_name
-        records = usage.records
-        cache = self.codes
-        for payload in payloads:
-            if badged_still_valid and "healthCodes" in payload:
-                continue
-            skill = by_name.get(payload["id"])
-            if skill is None:
-                codes: list[str] = []
-            else:
-                record = records.get(skill.name) or _EMPTY_RECORD
-                cached = cache.get(skill.name)
-                if cached is not None and cached[0] is skill and cached[1] is record and cached[2] == inputs:
-                    codes = cached[3]
-                else:
-                    codes = self._codes(skill, record, threshold, names, now)
-                    cache[skill.name] = (skill, record, inputs, codes)
-            payload["healthCount"] = len(codes)
-            payload["healthCodes"] = codes
-        if len(cache) > 2 * len(by_name) + 1000:
-            for name in [name for name in cache if name not in by_name]:
-                del cache[name]
+    def __init__(self, scan: SkillScan, now: float, previous: NodeHealth | None = None) -> None:
+        names = frozenset(scan.by_name)
+        if scan.duplicates:
+            names = names.union(skill.name for skill in scan.duplicates)
+        if previous is not None and previous.names == names:
+            names = previous.names  # the same object, so keys compare by identity
+        self.names = names
+        self.threshold = outlier_threshold(skill.size for skill in scan.skills)
+        self.now = now
+        self.cutoff = now - STALE_DAYS * _DAY
+        self.key = (int(now // _DAY), self.threshold, names)
 
-    @staticmethod
-    def _codes(skill: Skill, record: dict[str, Any], threshold: float | None, names: frozenset[str],
-               now: float) -> list[str]:  # fmt: skip
-        # the same rules as skill_findings, without building the messages
+    def same_as(self, other: NodeHealth | None) -> bool:
+        if other is None:
+            return False
+        day, threshold, names = self.key
+        other_day, other_threshold, other_names = other.key
+        return day == other_day and threshold == other_threshold and names is other_names
+
+    def codes(
+        self,
+        skill: Skill,
+        record: dict[str, Any],
+        use_count: int,
+        last_used: int | None,
+        last_viewed: int | None,
+        last_activity: int | None,
+        created: int | None,
+    ) -> list[str]:
+        """``use_count`` and the epochs are the record's, as :func:`count_value` and
+        :func:`to_epoch` read them."""
         name, directory = skill.name, skill.directory
         if (
             skill.frontmatter_check is None
@@ -304,29 +295,56 @@ class _NodeCodes:
             codes = []  # the usual case
         else:
             codes = [item[0] for item in _frontmatter_findings(skill)]
-        if skill.related and not names.issuperset(skill.related):
+        related = skill.related
+        if related and not self.names.issuperset(related):
             codes.append("related-unknown")
         size = skill.size
+        threshold = self.threshold
         if size > OVERSIZED_CAP or (threshold is not None and size > threshold):
-            codes.append(_size_finding(skill, threshold)[0])  # type: ignore[index]
-        if skill.source == PROFILE:
-            state = _usage_state(skill, record, now)
-            if state is not None:
-                codes.append(state[0])
+            codes.append("over-limit" if size > MAX_SKILL_CHARS else "oversized")
+        if skill.source != PROFILE:
+            return codes
+        # _usage_state, from the values already read
+        get = record.get
+        if get("pinned") or get("state") == "archived":
+            return codes
+        last = None
+        for epoch in (last_used, last_viewed, last_activity):
+            if epoch and (last is None or epoch > last):
+                last = epoch
+        cutoff = self.cutoff
+        if last is not None:
+            if last < cutoff:
+                codes.append("stale")
+        elif use_count == 0:
+            when = created or skill.mtime
+            if when and when < cutoff:
+                codes.append("never-used")
         return codes
 
-
-_NODE_CODES = _NodeCodes()
-_NODE_CODES_LOCK = threading.Lock()
+    def codes_from_record(self, skill: Skill, record: dict[str, Any]) -> list[str]:
+        get = record.get
+        return self.codes(
+            skill, record, count_value(get("use_count")), to_epoch(get("last_used_at")),
+            to_epoch(get("last_viewed_at")), to_epoch(get("last_activity_at")),
+            to_epoch(get("created_at")),
+        )  # fmt: skip
 
 
 def annotate_nodes(
     payloads: list[dict[str, Any]], scan: SkillScan, usage: UsageSnapshot, *, now: float | None = None
 ) -> None:
     """Add ``healthCount`` and ``healthCodes`` to graph skill-node payloads (in place):
-    the codes :func:`skill_findings` gives, remembered between rebuilds."""
-    with _NODE_CODES_LOCK:
-        _NODE_CODES.annotate(payloads, scan, usage, time.time() if now is None else now)
+    the codes :func:`skill_findings` gives. (The graph itself works them out while it
+    builds its nodes, with :class:`NodeHealth`.)"""
+    health = NodeHealth(scan, time.time() if now is None else now)
+    by_name = scan.by_name
+    records = usage.records
+    for payload in payloads:
+        skill = by_name.get(payload["id"])
+        codes = [] if skill is None else health.codes_from_record(skill, records.get(skill.name) or _EMPTY_RECORD)
+        payload["healthCount"] = len(codes)
+        payload["healthCodes"] = codes
 
 
 def check_skills(home: HermesHome) -> dict[str, Any]:

@@ -36,7 +36,12 @@ from pathlib import Path
 from typing import Any
 
 from ..home import HermesHome
-from .frontmatter import frontmatter_text, load_frontmatter_diagnosed, load_frontmatter_mapping
+from .frontmatter import (
+    frontmatter_text,
+    head_fields,
+    load_frontmatter_diagnosed,
+    load_frontmatter_mapping,
+)
 from .roots import (
     BASE,
     EXCLUDED_DIRS,
@@ -148,6 +153,7 @@ class FrontmatterCheck:
 
 MISSING_FENCE, UNCLOSED_FENCE = "missing", "unclosed"
 _NO_FRONTMATTER = FrontmatterCheck(fence=MISSING_FENCE)
+_BLANK_NAME = FrontmatterCheck()  # a name that is blank text
 _UNCLOSED_FRONTMATTER = FrontmatterCheck(fence=UNCLOSED_FENCE)
 
 
@@ -232,8 +238,9 @@ def _text(value: Any) -> str:
 
 
 def _string_list(value: Any) -> tuple[str, ...]:
-    """A list as strings with blanks dropped; the naive YAML fallback gives ``"[a, b]"``."""
-    if isinstance(value, list):
+    """A list (or the tuple the fast reader gives for one) as strings with blanks
+    dropped; the naive YAML fallback gives ``"[a, b]"``."""
+    if isinstance(value, list | tuple):
         for item in value:
             if item.__class__ is not str or not item or item != item.strip():
                 break
@@ -257,6 +264,49 @@ _EMPTY: dict[str, Any] = {}
 
 def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
     yaml_text = frontmatter_text(text)
+    if yaml_text is not None:
+        fields = head_fields(yaml_text)
+        if fields is not None:
+            return _parsed_from_fields(fields, yaml_text, dir_name, rel_parts)
+    return _parse_head_fully(text, yaml_text, dir_name, rel_parts)
+
+
+def _parsed_from_fields(fields: tuple, yaml_text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
+    """What :func:`_parse_head_fully` gives for a simple, valid frontmatter, from the
+    fields :func:`head_fields` read (whose flow lists are tuples)."""
+    declared, description, category, related, tags, _, _, hermes_category, hermes_related, hermes_tags = fields
+    check = None
+    if declared.__class__ is str:
+        name = declared.strip()
+        if not name:
+            check = _BLANK_NAME
+    else:
+        if declared.__class__ is tuple:
+            declared = list(declared)
+        name = _text(declared)
+        shown = None if declared is None else str(declared).strip() or None
+        if shown != name:
+            check = FrontmatterCheck(None, None, shown)
+    if category.__class__ is str and category:
+        category = category.strip() or _field_text(hermes_category)
+    else:
+        category = _field_text(category) or _field_text(hermes_category)
+    if not category:
+        # <category>/<skill>/SKILL.md; a flat skill is "general" (upstream said "skills")
+        category = rel_parts[-2] if len(rel_parts) >= 2 else "general"
+    return _Parsed(
+        name or dir_name.strip(), category,
+        description.strip() if description.__class__ is str else _field_text(description),
+        _string_list(hermes_tags or tags), _string_list(related or hermes_related), yaml_text, None, check,
+    )  # fmt: skip
+
+
+def _field_text(value: Any) -> str:
+    """:func:`_text` of a value from :func:`head_fields` (a flow list is a tuple there)."""
+    return "" if value.__class__ is tuple else _text(value)
+
+
+def _parse_head_fully(text: str, yaml_text: str | None, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
     problem = fault = None
     if yaml_text is None:
         frontmatter = _EMPTY
@@ -303,10 +353,17 @@ class _DirListing:
 
 @dataclass(slots=True)
 class _Leaf:
-    """A directory with no subdirectories whose SKILL.md has not been looked at yet."""
+    """A directory whose SKILL.md has not been looked at yet, with no subdirectories
+    but perhaps one support folder (``references/`` and the like), which a skill's walk
+    skips anyway."""
 
     mtime_ns: int
     trusted: bool
+    subdirs: Sequence[tuple[str, str, bool]] = ()
+
+
+# the order support folders are looked for in a skill folder with one subdirectory
+_SUPPORT_ORDER = ("references", *sorted(SUPPORT_DIRS - {"references"}))
 
 
 @dataclass(slots=True)
@@ -551,7 +608,9 @@ class SkillIndex:
                 probe = directory + _SKILL_MD_SUFFIX
                 entry = self._file(probe, rel, run, False)
                 if entry.__class__ is _FileEntry:
-                    self._store_dir(directory, _DirListing(listing.mtime_ns, listing.trusted, probe, (), ()))
+                    self._store_dir(
+                        directory, _DirListing(listing.mtime_ns, listing.trusted, probe, listing.subdirs, ())
+                    )
                     seen_files.add(probe)
                     found.append((rel, directory, probe, entry))
                     continue
@@ -594,9 +653,19 @@ class SkillIndex:
         if cached is not None and cached.trusted and cached.mtime_ns == st.st_mtime_ns:
             return cached
         trusted = not _is_racy(st.st_mtime_ns, run.now_ns)
-        if st.st_nlink == 2 and not is_root:
+        if not is_root:
             # POSIX filesystems count subdirectories in a directory's link count
-            return _Leaf(st.st_mtime_ns, trusted)
+            links = st.st_nlink
+            if links == 2:
+                return _Leaf(st.st_mtime_ns, trusted)
+            if links == 3:  # one subdirectory: a skill's support folder needs no listing
+                for name in _SUPPORT_ORDER:
+                    path = directory + os.sep + name
+                    try:
+                        if stat.S_ISDIR(os.lstat(path).st_mode):
+                            return _Leaf(st.st_mtime_ns, trusted, ((name, path, False),))
+                    except OSError:
+                        continue
         return self._list(directory, real_top, st.st_mtime_ns, trusted, is_root=is_root)
 
     def _list(
@@ -679,17 +748,17 @@ class SkillIndex:
         self.files_parsed += 1
         dir_name = rel_parts[-1] if rel_parts else os.path.basename(os.path.dirname(path))
         parsed = parse_head(text, dir_name, rel_parts)
-        trusted = not _is_racy(st.st_mtime_ns, run.now_ns)
-        if (
-            cached is not None
-            and cached.parsed == parsed
-            and cached.mtime_ns == st.st_mtime_ns
-            and cached.size == st.st_size
-        ):
-            cached.trusted = trusted  # unchanged after all: keep the objects built from it
-            self._store_file(path, cached)
-            return cached
-        entry = _FileEntry(st.st_mtime_ns, st.st_size, trusted, parsed)
+        mtime_ns = st.st_mtime_ns
+        trusted = run.now_ns - mtime_ns >= _RACY_NS  # not _is_racy(), inline: once per file
+        if cached is not None:
+            if cached.parsed == parsed and cached.mtime_ns == mtime_ns and cached.size == st.st_size:
+                cached.trusted = trusted  # unchanged after all: keep the objects built from it
+                self._store_file(path, cached)
+                return cached
+        elif trusted:  # the usual new entry: _store_file, inline
+            entry = self._files[path] = _FileEntry(mtime_ns, st.st_size, True, parsed)
+            return entry
+        entry = _FileEntry(mtime_ns, st.st_size, trusted, parsed)
         self._store_file(path, entry)
         return entry
 

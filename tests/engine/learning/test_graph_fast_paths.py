@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -13,9 +14,11 @@ from hermes_memory.learning.edges import (
     memory_skill_edges_naive,
     tokens,
 )
-from hermes_memory.learning.graph import skill_node, skill_node_and_json, skill_node_json
-from hermes_memory.skills.index import Skill
-from hermes_memory.skills.roots import SkillRoot
+from hermes_memory.learning.graph import skill_node, skill_node_json, skill_payload
+from hermes_memory.skills.health import NodeHealth, skill_findings
+from hermes_memory.skills.index import Skill, SkillScan
+from hermes_memory.skills.roots import HubLock, SkillRoot
+from hermes_memory.skills.usage import UsageSnapshot
 
 
 @settings(max_examples=300, deadline=None)
@@ -87,28 +90,42 @@ _FIELDS = [
     st.dictionaries(st.sampled_from(_FIELDS), _VALUES),
     st.sampled_from(["profile", "base", "external"]),
     st.integers(0, 2_000_000_000_000_000_000),
+    st.sampled_from(["audit-dns", "other-name"]),
+    st.sampled_from(["Audit dns", ""]),
+    st.sampled_from([10, 60_000, 200_000]),
+    st.sampled_from([(), ("deploy-k8s",), ("ghost",)]),
 )
-def test_node_and_payload_together_equal_the_separate_functions(record, source, mtime_ns):
+def test_one_pass_payload_equals_the_plain_node_and_the_health_check(
+    record, source, mtime_ns, name, description, size, related
+):
     skill = Skill(
-        name="audit-dns", source=source, provenance="local",
+        name=name, source=source, provenance="local",
         root=SkillRoot("profile", Path("/tmp/skills")), directory="/tmp/skills/audit-dns",
-        rel_dir="audit-dns", category="ops", description="Audit dns", tags=("dns",),
-        related=("deploy-k8s",), frontmatter_text="\nname: audit-dns\n", mtime_ns=mtime_ns,
-        size=10,
-    )
+        rel_dir="audit-dns", category="ops", description=description, tags=("dns",),
+        related=related, frontmatter_text="\nname: audit-dns\n", mtime_ns=mtime_ns,
+        size=size,
+    )  # fmt: skip
+    others = [
+        Skill(f"deploy-k8s{i}" if i else "deploy-k8s", "profile", "local", skill.root, f"/tmp/skills/d{i}",
+              f"d{i}", "ops", "d", (), (), None, 0, 100)
+        for i in range(5)
+    ]  # fmt: skip
+    scan = SkillScan([skill, *others], [], [], [], {}, frozenset(), HubLock(frozenset(), frozenset()))
+    usage = UsageSnapshot(records={name: record}, exists=True)
+    now = time.time()
     try:
         expected_node = skill_node(skill, record)
     except TypeError:  # an unhashable created_by: both fail alike
         try:
-            skill_node_and_json(skill, record)
+            skill_payload(skill, record, NodeHealth(scan, now))
         except TypeError:
             return
-        raise AssertionError("skill_node_and_json accepted what skill_node rejects") from None
-    node, payload = skill_node_and_json(skill, record)
-    assert node == expected_node
-    expected_payload = skill_node_json(expected_node)
-    assert payload == expected_payload
-    assert list(payload) == list(expected_payload)
-    assert [type(value) for value in payload.values()] == [
-        type(value) for value in expected_payload.values()
-    ]
+        raise AssertionError("skill_payload accepted what skill_node rejects") from None
+    payload = skill_payload(skill, record, NodeHealth(scan, now))
+    expected = skill_node_json(expected_node)
+    findings = skill_findings(scan, usage, now=now, only=[skill]).get(name, [])
+    expected["healthCount"] = len(findings)
+    expected["healthCodes"] = [finding.code for finding in findings]
+    assert payload == expected
+    assert list(payload) == list(expected)
+    assert [type(value) for value in payload.values()] == [type(value) for value in expected.values()]

@@ -10,7 +10,8 @@ import pytest
 from hermes_test_home_builder import SETTLED_NS, skill_text
 
 from hermes_memory.learning.edges import density_stats, skill_edges
-from hermes_memory.learning.graph import GraphBuilder, build_learning_graph
+from hermes_memory.learning.graph import GraphBuilder, build_learning_graph, skill_node
+from hermes_memory.skills.usage import read_usage
 
 
 def _later(step: int, *paths) -> None:
@@ -131,8 +132,11 @@ def test_builder_stats_match_density_stats(learning_home):
     payload = GraphBuilder(learning_home.home).build(include_all=True)
     builder = GraphBuilder(learning_home.home)
     builder.build()
-    part = builder._part
-    expected = density_stats(part.shown_nodes, skill_edges(part.shown_nodes))
+    scan = builder.index.scan()
+    usage = read_usage(learning_home.home)
+    nodes = [skill_node(skill, usage.record(skill.name)) for skill in scan.skills]
+    shown = [node for node in nodes if node.learned]
+    expected = density_stats(shown, skill_edges(shown))
     stats = builder.build()["stats"]
     assert {key: stats[key] for key in expected} == expected
     assert payload["stats"]["nodes"] == 11

@@ -274,12 +274,16 @@ def test_payload_is_stable_across_builds(learning_home):
 
 def test_skill_node_related_is_a_list_as_upstream(learning_home):
     """Issue 11 §4: upstream's ``SkillNode.related`` is ``list[str]``."""
-    from hermes_memory.learning.graph import skill_node, skill_node_and_json
-    from hermes_memory.skills import SkillIndex
+    import time
 
-    skill = SkillIndex(learning_home.home).scan().get("docker-logs")
-    for node in (skill_node(skill, {}), skill_node_and_json(skill, {})[0]):
-        assert type(node.related) is list
-        assert node.related == ["k8s-basics", "base-tool", "missing-skill", "docker-logs"]
-    node, payload = skill_node_and_json(skill, {})
-    assert payload["related"] == node.related and payload["related"] is not node.related
+    from hermes_memory.learning.graph import skill_node, skill_payload
+    from hermes_memory.skills import SkillIndex
+    from hermes_memory.skills.health import NodeHealth
+
+    scan = SkillIndex(learning_home.home).scan()
+    skill = scan.get("docker-logs")
+    node = skill_node(skill, {})
+    assert type(node.related) is list
+    assert node.related == ["k8s-basics", "base-tool", "missing-skill", "docker-logs"]
+    payload = skill_payload(skill, {}, NodeHealth(scan, time.time()))
+    assert type(payload["related"]) is list and payload["related"] == node.related

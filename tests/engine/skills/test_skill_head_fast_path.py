@@ -234,3 +234,19 @@ _PIECES = st.sampled_from(
 @given(st.lists(_PIECES, max_size=14).map("".join))
 def test_frontmatter_text_is_the_yaml_half_of_split_frontmatter(text):
     assert frontmatter_text(text) == split_frontmatter(text)[0]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.one_of(_frontmatter(), _frontmatter(_MOSTLY_SIMPLE), _agent_shaped()),
+    st.sampled_from([("skill",), ("devops", "skill"), ()]),
+)
+def test_reading_the_fields_from_line_shapes_equals_the_full_reading(text, rel_parts):
+    """Everything parse_head gives (the health check included) is the same whether the
+    fields come from the shapes of known lines or from the whole mapping."""
+    from hermes_memory.skills.index import _parse_head_fully
+
+    dir_name = rel_parts[-1] if rel_parts else "dir"
+    full = _parse_head_fully(text, frontmatter_text(text), dir_name, rel_parts)
+    assert parse_head(text, dir_name, rel_parts) == full
+    assert parse_head(text, dir_name, rel_parts) == full  # again, from the remembered plans

@@ -276,3 +276,33 @@ def test_the_full_frontmatter_is_available_on_demand(hb):
     assert skill.frontmatter == {
         "name": "x", "description": "Do the thing well", "version": 2.0, "platforms": ["linux"],
     }
+
+
+def test_a_skill_folder_with_one_support_folder_is_read_without_listing_it(hb, monkeypatch):
+    """One subdirectory that is a support folder: SKILL.md is opened directly; any other
+    single subdirectory (a nested skill) is still walked, and a rescan sees a new one."""
+    skills = hb.home.skills_dir
+    for support in ("references", "scripts"):
+        directory = hb.skill(f"tools/with-{support}")
+        (directory / support).mkdir()
+        (directory / support / "notes.md").write_text("notes\n", encoding="utf-8")
+    hb.skill("tools/outer")
+    hb.skill("tools/outer/inner")  # a single subdirectory that is a skill of its own
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def counting_scandir(path="."):
+        listed.append(os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting_scandir)
+    index = SkillIndex(hb.home)
+    scan = index.scan()
+    assert {skill.name for skill in scan.skills} == {"with-references", "with-scripts", "outer", "inner"}
+    assert not [path for path in listed if os.path.basename(path).startswith("with-")]
+    hb.skill("tools/with-references/references/nested")  # support folders never hold skills
+    hb.skill("tools/with-scripts/extra")  # a second subdirectory: listed, and found
+    os.utime(skills / "tools/with-scripts", ns=(1, 1))
+    assert {skill.name for skill in index.scan().skills} == {
+        "with-references", "with-scripts", "outer", "inner", "extra",
+    }

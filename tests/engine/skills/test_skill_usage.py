@@ -189,3 +189,26 @@ def test_repeated_writes_stay_byte_identical_to_the_agents_serialisation(hb):
             change(expected)
             text = hb.home.skills_usage_file.read_text()
             assert text == json.dumps(expected, indent=2, sort_keys=True, ensure_ascii=False)
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": {"use_count": 3, "state": "active", "pinned": false, "created_by": null}}',
+        b'{"a": {"use_count": 1}, "a": {"use_count": 2}}',  # the last of a repeated key
+        b'\xef\xbb\xbf{"a": {"use_count": 1}}',  # a BOM
+        b'{"a": {"use_count": NaN}, "b": {"use_count": 4}}',
+        b'{"a": {"use_count": 123456789012345678901234567890}}',  # too big for 64 bits
+        b'{"a": {"use_count": -3, "view_count": 2.5}}',
+        b'{"a": {"created_by": "\\ud800"}}',  # a lone surrogate
+        b'{"a": {"tags": ["x"]}, "b": "not a record"}',
+        b'["not", "an", "object"]',
+        b"",
+    ],
+)
+def test_the_fast_read_of_a_usual_file_equals_the_bounded_reader(hb, monkeypatch, raw):
+    from hermes_memory.skills import usage as usage_module
+
+    hb.home.skills_usage_file.write_bytes(raw)
+    fast = read_usage(hb.home)
+    monkeypatch.setattr(usage_module, "_plain_file", lambda _raw: None)
+    assert read_usage(hb.home) == fast

@@ -134,6 +134,8 @@ def _local_skills(home: HermesHome) -> dict[str, str]:
 
 
 def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]]:
+    from ..skills.usage import read_usage  # skills imports history: import late
+
     timeline = Timeline(home, lazy=True)  # skill versions need no memory replays
     skills = _local_skills(home)
     names = set(skills) | {
@@ -141,8 +143,9 @@ def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]
         if timeline.skill_fields(timeline.latest("skill", name))["state"] != "missing"
     }  # fmt: skip
     events, blobs = [], {}
+    usage = read_usage(home)  # once: the file holds every skill's record (10,000 reads took minutes)
     for name in sorted(names):
-        state = skill_state(home, name, skills.get(name))
+        state = skill_state(home, name, skills.get(name), usage)
         head = timeline.latest("skill", name)
         known = timeline.skill_fields(head)
         same_text = (known["md"] or "")[:20] == (state["md"] or "")

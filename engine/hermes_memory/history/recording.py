@@ -153,15 +153,18 @@ def record_memory_write(home: HermesHome, target: str, before: StoreFile, after:
         log.warning("history not recorded for %s: %s", target, exc)
 
 
-def skill_state(home: HermesHome, name: str, directory: str | Path | None) -> dict[str, Any]:
-    """The recorded fields of one skill now: SKILL.md hash and text, pin and state."""
+def skill_state(
+    home: HermesHome, name: str, directory: str | Path | None, usage: Any = None
+) -> dict[str, Any]:
+    """The recorded fields of one skill now: SKILL.md hash and text, pin and state.
+    ``usage``: the home's usage records read once for many skills (else read here)."""
     from ..skills.usage import read_usage  # skills imports this module: import late
 
     text = None
     if directory is not None:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             text = (Path(directory) / "SKILL.md").read_bytes().decode("utf-8")
-    record = read_usage(home).record(name)
+    record = (usage if usage is not None else read_usage(home)).record(name)
     archived = directory is not None and home.skills_archive_dir in Path(directory).parents
     state = "missing" if text is None else "archived" if archived else "active"
     if state == "active" and record.get("state") not in (None, "", "active", "archived"):

@@ -92,3 +92,17 @@ def test_a_deleted_skill_is_captured_as_missing(home):
     chain = Timeline(home).chain("skill", "short-lived")
     assert [e["state"] for e in chain] == ["active", "missing"]
     assert capture(home)["recorded"] == 0
+
+
+def test_a_skills_capture_reads_the_usage_file_once_not_once_per_skill(home, monkeypatch):
+    from hermes_memory.skills import usage
+
+    for name in ("one-skill", "two-skill", "three-skill"):
+        write_skill(home, name)
+    pin_skill(home, "two-skill")
+    reads = []
+    read = usage.read_usage
+    monkeypatch.setattr(usage, "read_usage", lambda h: reads.append(h) or read(h))
+    result = capture(home)
+    assert result["ok"] and len(reads) == 1
+    assert {e["skill"]: e["pinned"] for e in events(home) if e.get("kind") == "skill"}["two-skill"] is True

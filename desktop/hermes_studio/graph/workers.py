@@ -214,7 +214,9 @@ class GraphWorker(QObject):
     sig_ready = Signal(object)  # GraphSnapshot
     sig_failed = Signal(str)
     sig_busy = Signal(bool)
+    sig_overview = Signal(int, str)  # (ticket from request_overview, the overview's HTML)
     _sig_result = Signal(object, object)  # (request, snapshot | Exception | None)
+    _sig_overview_done = Signal(int, str)
 
     def __init__(self, home: HermesHome, parent: QObject | None = None, *, jobs: GraphJobs | None = None):
         super().__init__(parent)
@@ -227,6 +229,13 @@ class GraphWorker(QObject):
         self._stopping = threading.Event()  # cancels a layout made in advance
         self.last_request = GraphRequest()
         self._sig_result.connect(self._finished)
+        # the overview of a filtered graph: its own thread, so that it never waits for a
+        # layout; only the newest request is computed (a burst of keystrokes costs two)
+        self._overviews = ThreadPoolExecutor(1, thread_name_prefix="hermes-graph-overview")
+        self._overview_ticket = 0
+        self._overview_wanted: tuple[int, GraphData, Any] | None = None
+        self._overview_running = False
+        self._sig_overview_done.connect(self._overview_done)
 
     @property
     def busy(self) -> bool:
@@ -295,6 +304,44 @@ class GraphWorker(QObject):
         else:
             self.sig_busy.emit(False)
 
+    # --- the overview of what is shown ----------------------------------------------------
+    def request_overview(self, data: GraphData, mask: Any) -> int:
+        """Make the overview of the nodes ``mask`` shows off the UI thread; ``sig_overview``
+        brings it with the ticket returned here. A request made while one is computed
+        replaces any older one still waiting, so only the newest ticket is sure to come."""
+        self._overview_ticket += 1
+        self._overview_wanted = (self._overview_ticket, data, mask.copy())
+        if not self._overview_running and not self._closed:
+            self._start_overview()
+        return self._overview_ticket
+
+    def _start_overview(self) -> None:
+        wanted, self._overview_wanted = self._overview_wanted, None
+        if wanted is None:
+            return
+        self._overview_running = True
+        ticket, data, mask = wanted
+
+        def work() -> None:
+            try:
+                text = overview_html(data, mask)
+            except Exception:  # only a summary: the last one stays
+                log.exception("graph overview failed")
+                text = ""
+            if not self._closed:
+                self._sig_overview_done.emit(ticket, text)
+
+        self._overviews.submit(work)
+
+    @Slot(int, str)
+    def _overview_done(self, ticket: int, text: str) -> None:
+        self._overview_running = False
+        if self._closed:
+            return
+        if text:
+            self.sig_overview.emit(ticket, text)
+        self._start_overview()
+
     def prepare_in_advance(self, mode: str) -> None:
         """Lay out the current graph in ``mode`` too, quietly, when nothing else waits (the
         panel asks once its graph is drawn, so this never competes with that)."""
@@ -314,6 +361,7 @@ class GraphWorker(QObject):
         self._pending = None
         self._stopping.set()
         self._executor.shutdown(wait=True)
+        self._overviews.shutdown(wait=True)
 
     def abandon(self, *_: object) -> None:
         """Stop without waiting (the owner is being destroyed); the job in flight, if any,
@@ -324,6 +372,7 @@ class GraphWorker(QObject):
         self._pending = None
         self._stopping.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._overviews.shutdown(wait=False, cancel_futures=True)
 
 
 def _describe(exc: Exception, home: HermesHome) -> str:

@@ -97,16 +97,25 @@ def test_a_cancelled_layout_keeps_nothing():
     assert engine.layout(graph, CLUSTERS).moved == 3
 
 
-def test_a_big_graph_is_handed_to_the_canvas_in_slices_and_ready_only_when_all_are_in(make_panel, demo_home, monkeypatch):
-    from hermes_studio.graph import view as view_module
+def test_every_glyph_is_handed_to_the_canvas_at_once_with_its_own_style(make_panel, demo_home):
+    from hermes_studio.graph.model import MEMORY
 
-    monkeypatch.setattr(view_module, "DRAW_SLICE", 10)  # the demo's 69 nodes become 8 slices
     panel = make_panel(demo_home, watch=False)
     view = panel.view
     assert not view.drawing
-    pinned = int(panel.data.pinned[view.shown].sum())
-    assert len(view.node_item.data) == len(view.shown) + pinned
-    assert sorted(view.node_item.data["data"][: len(view.shown)].tolist()) == sorted(view.shown.tolist())
+    data, shown = panel.data, view.shown
+    glyphs = view.node_item.data
+    pinned = int(data.pinned[shown].sum())
+    assert len(glyphs) == len(shown) + pinned
+    assert sorted(glyphs["data"][: len(shown)].tolist()) == sorted(shown.tolist())
+    # each glyph points at the atlas image of its own style (what pyqtgraph's setData gives)
+    atlas = view.node_item.fragmentAtlas
+    for k in range(len(glyphs)):
+        style = (glyphs["symbol"][k], float(glyphs["size"][k]), glyphs["pen"][k], glyphs["brush"][k])
+        assert tuple(glyphs["sourceRect"][k]) == tuple(atlas[[style]][0])
+    memory = [k for k in range(len(shown)) if data.kind[glyphs["data"][k]] == MEMORY]
+    assert memory and all(glyphs["symbol"][k] == "d" for k in memory)
+    view.grab()  # and it paints
 
 
 def test_an_agent_edit_rebuilds_with_the_changed_path_the_watcher_saw(make_panel, demo_home, qtbot):

@@ -40,6 +40,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.learning.memory_dates import history_key
+from hermes_memory.skills.index import gc_paused
 
 from .filters import growth_histogram
 from .layout import CLUSTERS, TIMELINE, LayoutCancelled, LayoutEngine, LayoutResult
@@ -190,10 +191,11 @@ class GraphJobs:
             self._history_key = self._history_now()
             hint = request.hint
             payload = self.builder.build(include_all=request.include_all, changed=hint)
-            data = graph_from_payload(payload)
-            self._last, self._last_include_all = data, request.include_all
-            self._overview = overview_html(data)
-            self._growth = growth_histogram(data)
+            with gc_paused():  # each full collection would walk every node's objects, GIL held
+                data = graph_from_payload(payload)
+                self._last, self._last_include_all = data, request.include_all
+                self._overview = overview_html(data)
+                self._growth = growth_histogram(data)
         built = time.perf_counter()
         layout = self._layout(data, request.mode)
         done = time.perf_counter()
@@ -227,6 +229,7 @@ class GraphWorker(QObject):
         self._serial = 0
         self._closed = False
         self._stopping = threading.Event()  # cancels a layout made in advance
+        self._advance: tuple[str, threading.Event, Future] | None = None  # the one in flight
         self.last_request = GraphRequest()
         self._sig_result.connect(self._finished)
         # the overview of a filtered graph: its own thread, so that it never waits for a
@@ -264,6 +267,7 @@ class GraphWorker(QObject):
             changed=None if changed is None or pending is None else pending | changed,
         )
         self.last_request = merged
+        self._cancel_advance_unless(merged)
         if self._running is not None:
             self._pending = merged
             return
@@ -344,15 +348,29 @@ class GraphWorker(QObject):
 
     def prepare_in_advance(self, mode: str) -> None:
         """Lay out the current graph in ``mode`` too, quietly, when nothing else waits (the
-        panel asks once its graph is drawn, so this never competes with that)."""
+        panel asks once its graph is drawn, so this never competes with that). A request
+        arriving meanwhile is served first: the head start is cancelled, unless the request
+        is the switch to ``mode`` itself, which then finds its positions ready."""
         if not self._closed and self._running is None and self._pending is None:
-            self._executor.submit(self._prepare_quietly, mode)
+            cancel = threading.Event()
+            future = self._executor.submit(self._prepare_quietly, mode, cancel)
+            self._advance = (mode, cancel, future)
 
-    def _prepare_quietly(self, mode: str) -> None:
+    def _prepare_quietly(self, mode: str, cancel: threading.Event) -> None:
         try:
-            self.jobs.prepare(mode, self._stopping.is_set)
+            self.jobs.prepare(mode, lambda: cancel.is_set() or self._stopping.is_set())
         except Exception:  # only a head start: the real request reports any failure
             log.exception("laying out %s in advance failed", mode)
+
+    def _cancel_advance_unless(self, request: GraphRequest) -> None:
+        if self._advance is None:
+            return
+        mode, cancel, future = self._advance
+        if future.done():
+            self._advance = None
+        elif not (request.layout_only and request.mode == mode):
+            cancel.set()  # (a rebuild or another mode: the precomputed layout would be stale or unused)
+            self._advance = None
 
     def close(self) -> None:
         if self._closed:

@@ -89,12 +89,16 @@ def set_glyphs(
     glyphs["visible"] = True
     glyphs["hovered"] = False
     if n:
-        def ids(objects: np.ndarray) -> np.ndarray:
-            return np.fromiter(map(id, objects), dtype=np.int64, count=n)
-
         sizes = np.ascontiguousarray(size, dtype=np.float64)
-        keys = np.stack([ids(symbol), sizes.view(np.int64), ids(pen), ids(brush)], axis=1)
-        _, first, which = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        # one integer per style: each column as small codes, combined (a 1-D unique is fast)
+        key = np.zeros(n, dtype=np.int64)
+        for column in (
+            np.fromiter(map(id, symbol), np.int64, n), sizes.view(np.int64),
+            np.fromiter(map(id, pen), np.int64, n), np.fromiter(map(id, brush), np.int64, n),
+        ):
+            values, codes = np.unique(column, return_inverse=True)
+            key = key * len(values) + codes.reshape(-1)
+        _, first, which = np.unique(key, return_index=True, return_inverse=True)
         atlas = item.fragmentAtlas
         if len(atlas) > 1000 and len(atlas) > 4 * len(first):
             atlas.clear()  # (pyqtgraph's own rule for dropping glyphs no longer used)
@@ -373,6 +377,13 @@ class GraphView(pg.GraphicsView):
 
     # --- drawing ---------------------------------------------------------------------------
     def _apply_pens(self) -> None:
+        # the glyphs' pens and the pins' brush live as long as the theme: the glyph atlas
+        # knows a style by its objects, so new ones each draw rendered every glyph again
+        outline = QColor(self.style_.outline)
+        outline.setAlphaF(0.85)
+        self._glyph_pens = (
+            pg.mkPen(outline, width=1.0), pg.mkPen(QColor("#6b4a00"), width=0.8), pg.mkBrush(QColor(PIN_GOLD))
+        )
         edge = QColor(self.style_.edge)
         edge.setAlphaF(0.20 if self.style_.dark else 0.13)
         self.edge_item.setPen(pg.mkPen(edge, width=1))
@@ -482,13 +493,9 @@ class GraphView(pg.GraphicsView):
         # half-pixel steps: each distinct glyph is rendered once into pyqtgraph's atlas, and
         # continuous sizes made thousands of them at 10,000 nodes
         sizes = np.round(sizes * 2.0) / 2.0
-        outline = QColor(self.style_.outline)
-        outline.setAlphaF(0.85)
-        outline_pen = pg.mkPen(outline, width=1.0)
+        outline_pen, pin_pen, gold = self._glyph_pens
         pinned = shown[data.pinned[shown]]
         diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, MIN_NODE_PX)
-        gold = pg.mkBrush(QColor(PIN_GOLD))
-        pin_pen = pg.mkPen(QColor("#6b4a00"), width=0.8)
         pins = np.empty(len(pinned), dtype=object)
         pins[:] = [pin_symbol(d) for d in diameters.tolist()]
         set_glyphs(

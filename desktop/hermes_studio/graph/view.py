@@ -61,9 +61,6 @@ LABEL_SETTLE_MS = 70
 #: edges it is also drawn without antialiasing.
 EDGE_BUDGET = 2500
 EDGE_SETTLE_MS = 180
-#: Glyphs handed to pyqtgraph per turn of the event loop: styling them is pure Python
-#: (~40 µs each), so a big graph arrives in slices and the UI never blocks for long.
-DRAW_SLICE = 400
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -71,6 +68,51 @@ _ARROWS = {
     Qt.Key.Key_Up: (0.0, 1.0),
     Qt.Key.Key_Down: (0.0, -1.0),
 }
+
+
+def set_glyphs(
+    item: Any, *, x: np.ndarray, y: np.ndarray, size: np.ndarray, symbol: np.ndarray,
+    pen: np.ndarray, brush: np.ndarray, data: np.ndarray,
+) -> None:
+    """Give a pixel-mode ``pg.ScatterPlotItem`` all its glyphs at once (every style given
+    per glyph; ``symbol``, ``pen`` and ``brush`` object arrays).
+
+    ``setData`` looks each glyph's style up in the glyph atlas in Python, about 40 µs a
+    glyph (0.4 s of UI thread at 10,000 nodes); the nodes share a few hundred styles, so
+    this looks up each distinct style once and hands the record array over whole.
+    """
+    n = len(x)
+    # (np.empty initialises a record with object fields element by element: 5× slower)
+    glyphs = np.repeat(np.empty(1, dtype=item.data.dtype), n)
+    glyphs["x"], glyphs["y"], glyphs["size"] = x, y, size
+    glyphs["symbol"], glyphs["pen"], glyphs["brush"] = symbol, pen, brush
+    glyphs["data"] = data
+    glyphs["visible"] = True
+    glyphs["hovered"] = False
+    if n:
+        sizes = np.ascontiguousarray(size, dtype=np.float64)
+        # one integer per style: each column as small codes, combined (a 1-D unique is fast)
+        key = np.zeros(n, dtype=np.int64)
+        for column in (
+            np.fromiter(map(id, symbol), np.int64, n), sizes.view(np.int64),
+            np.fromiter(map(id, pen), np.int64, n), np.fromiter(map(id, brush), np.int64, n),
+        ):
+            values, codes = np.unique(column, return_inverse=True)
+            key = key * len(values) + codes.reshape(-1)
+        _, first, which = np.unique(key, return_index=True, return_inverse=True)
+        atlas = item.fragmentAtlas
+        if len(atlas) > 1000 and len(atlas) > 4 * len(first):
+            atlas.clear()  # (pyqtgraph's own rule for dropping glyphs no longer used)
+        styles = [(symbol[i], float(sizes[i]), pen[i], brush[i]) for i in first.tolist()]
+        rects = np.array([tuple(r) for r in atlas[styles]], dtype=glyphs["sourceRect"].dtype)
+        glyphs["sourceRect"] = rects[which.reshape(-1)]
+    item.data = glyphs
+    item.prepareGeometryChange()
+    item.informViewBoundsChanged()
+    item.bounds = [None, None]
+    item._updateMaxSpotSizes(data=glyphs)
+    item.invalidate()
+    item.sigPlotChanged.emit(item)
 
 
 class _ViewBox(pg.ViewBox):
@@ -120,11 +162,6 @@ class GraphView(pg.GraphicsView):
         self.colours: dict[str, QColor] = {}
         self._brushes: dict[tuple[int, int, int, int], QBrush] = {}
         self._size_scale = 1.0
-        self._slices: list[dict[str, Any]] = []  # glyphs still to hand over, in order
-        self._slice_timer = QTimer(self)
-        self._slice_timer.setSingleShot(True)
-        self._slice_timer.setInterval(0)
-        self._slice_timer.timeout.connect(self._next_slice)
         self._fitted = False
         self._frame_items: list[Any] = []
         self._label_focus: int | None = None
@@ -341,6 +378,13 @@ class GraphView(pg.GraphicsView):
 
     # --- drawing ---------------------------------------------------------------------------
     def _apply_pens(self) -> None:
+        # the glyphs' pens and the pins' brush live as long as the theme: the glyph atlas
+        # knows a style by its objects, so new ones each draw rendered every glyph again
+        outline = QColor(self.style_.outline)
+        outline.setAlphaF(0.85)
+        self._glyph_pens = (
+            pg.mkPen(outline, width=1.0), pg.mkPen(QColor("#6b4a00"), width=0.8), pg.mkBrush(QColor(PIN_GOLD))
+        )
         edge = QColor(self.style_.edge)
         edge.setAlphaF(0.20 if self.style_.dark else 0.13)
         self.edge_item.setPen(pg.mkPen(edge, width=1))
@@ -441,53 +485,37 @@ class GraphView(pg.GraphicsView):
         palette = np.empty(len(distinct), dtype=object)
         for position, key in enumerate(distinct.tolist()):
             palette[position] = self._brush(key >> 24, (key >> 16) & 255, (key >> 8) & 255, key & 255)
-        brushes = palette[which.reshape(-1)].tolist()
+        brushes = palette[which.reshape(-1)]
         sizes = 2.0 * data.radii()[shown] * self._size_scale
-        symbols = np.where(data.kind[shown] == MEMORY, "d", "o")
-        sizes = np.where(data.kind[shown] == MEMORY, sizes * 1.15, sizes)
+        memory = data.kind[shown] == MEMORY
+        symbols = np.full(len(shown), "o", dtype=object)  # one str object: styles dedupe by identity
+        symbols[memory] = "d"
+        sizes = np.where(memory, sizes * 1.15, sizes)
         # half-pixel steps: each distinct glyph is rendered once into pyqtgraph's atlas, and
         # continuous sizes made thousands of them at 10,000 nodes
         sizes = np.round(sizes * 2.0) / 2.0
-        outline = QColor(self.style_.outline)
-        outline.setAlphaF(0.85)
-        outline_pen = pg.mkPen(outline, width=1.0)
+        outline_pen, pin_pen, gold = self._glyph_pens
         pinned = shown[data.pinned[shown]]
         diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, MIN_NODE_PX)
-        gold = pg.mkBrush(QColor(PIN_GOLD))
-        pin_pen = pg.mkPen(QColor("#6b4a00"), width=0.8)
-        glyphs = {
-            "x": np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
-            "y": np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
-            "size": np.concatenate([np.maximum(sizes, MIN_NODE_PX), np.full(len(pinned), PIN_BOX)]),
-            "symbol": list(symbols) + [pin_symbol(d) for d in diameters.tolist()],
-            "brush": brushes + [gold] * len(pinned),
-            "pen": [outline_pen] * len(shown) + [pin_pen] * len(pinned),
-            "data": np.concatenate([shown, -(pinned + 1)]),
-        }
-        total = len(glyphs["data"])
-        self._slices = [
-            {key: value[start : start + DRAW_SLICE] for key, value in glyphs.items()}
-            for start in range(0, max(total, 1), DRAW_SLICE)
-        ]
-        self._slice_timer.stop()
-        self.node_item.setData(**self._slices.pop(0))
-        if self._slices:  # one paint once every slice is in, not one per slice
-            self.setUpdatesEnabled(False)
-        self._next_slice(first=True)
+        pins = np.empty(len(pinned), dtype=object)
+        pins[:] = [pin_symbol(d) for d in diameters.tolist()]
+        set_glyphs(
+            self.node_item,
+            x=np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
+            y=np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
+            size=np.concatenate([np.maximum(sizes, MIN_NODE_PX), np.full(len(pinned), PIN_BOX)]),
+            symbol=np.concatenate([symbols, pins]),
+            pen=np.concatenate([np.full(len(shown), outline_pen, dtype=object), np.full(len(pinned), pin_pen, dtype=object)]),
+            brush=np.concatenate([brushes, np.full(len(pinned), gold, dtype=object)]),
+            data=np.concatenate([shown, -(pinned + 1)]),
+        )
+        self.sig_drawn.emit()
 
     @property
     def drawing(self) -> bool:
-        """Whether some nodes of the current graph are still being handed to the canvas."""
-        return bool(self._slices)
-
-    def _next_slice(self, first: bool = False) -> None:
-        if self._slices and not first:
-            self.node_item.addPoints(**self._slices.pop(0))
-        if self._slices:
-            self._slice_timer.start()
-        else:
-            self.setUpdatesEnabled(True)
-            self.sig_drawn.emit()
+        """Whether some nodes of the current graph are still being handed to the canvas
+        (never since they are set at once; kept for callers that wait for it)."""
+        return False
 
     def _move_nodes(self) -> None:
         """New positions for the glyphs already drawn, without restyling them (pyqtgraph
@@ -569,6 +597,8 @@ class GraphView(pg.GraphicsView):
         importance, every label that fits without overlapping one already placed, up to a
         budget that grows as the camera closes in (:func:`labels.label_budget`)."""
         data = self.data
+        if not shiboken6.isValid(self.vb):
+            return  # (the settle timer of a canvas being deleted)
         if data is None or len(self.shown) == 0:
             self.node_labels.set_labels([])
             return

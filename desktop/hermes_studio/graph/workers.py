@@ -40,6 +40,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.learning.memory_dates import history_key
+from hermes_memory.skills.index import gc_paused
 
 from .filters import growth_histogram
 from .layout import CLUSTERS, TIMELINE, LayoutCancelled, LayoutEngine, LayoutResult
@@ -190,10 +191,11 @@ class GraphJobs:
             self._history_key = self._history_now()
             hint = request.hint
             payload = self.builder.build(include_all=request.include_all, changed=hint)
-            data = graph_from_payload(payload)
-            self._last, self._last_include_all = data, request.include_all
-            self._overview = overview_html(data)
-            self._growth = growth_histogram(data)
+            with gc_paused():  # each full collection would walk every node's objects, GIL held
+                data = graph_from_payload(payload)
+                self._last, self._last_include_all = data, request.include_all
+                self._overview = overview_html(data)
+                self._growth = growth_histogram(data)
         built = time.perf_counter()
         layout = self._layout(data, request.mode)
         done = time.perf_counter()
@@ -214,7 +216,9 @@ class GraphWorker(QObject):
     sig_ready = Signal(object)  # GraphSnapshot
     sig_failed = Signal(str)
     sig_busy = Signal(bool)
+    sig_overview = Signal(int, str)  # (ticket from request_overview, the overview's HTML)
     _sig_result = Signal(object, object)  # (request, snapshot | Exception | None)
+    _sig_overview_done = Signal(int, str)
 
     def __init__(self, home: HermesHome, parent: QObject | None = None, *, jobs: GraphJobs | None = None):
         super().__init__(parent)
@@ -225,8 +229,16 @@ class GraphWorker(QObject):
         self._serial = 0
         self._closed = False
         self._stopping = threading.Event()  # cancels a layout made in advance
+        self._advance: tuple[str, threading.Event, Future] | None = None  # the one in flight
         self.last_request = GraphRequest()
         self._sig_result.connect(self._finished)
+        # the overview of a filtered graph: its own thread, so that it never waits for a
+        # layout; only the newest request is computed (a burst of keystrokes costs two)
+        self._overviews = ThreadPoolExecutor(1, thread_name_prefix="hermes-graph-overview")
+        self._overview_ticket = 0
+        self._overview_wanted: tuple[int, GraphData, Any] | None = None
+        self._overview_running = False
+        self._sig_overview_done.connect(self._overview_done)
 
     @property
     def busy(self) -> bool:
@@ -255,6 +267,7 @@ class GraphWorker(QObject):
             changed=None if changed is None or pending is None else pending | changed,
         )
         self.last_request = merged
+        self._cancel_advance_unless(merged)
         if self._running is not None:
             self._pending = merged
             return
@@ -295,17 +308,69 @@ class GraphWorker(QObject):
         else:
             self.sig_busy.emit(False)
 
+    # --- the overview of what is shown ----------------------------------------------------
+    def request_overview(self, data: GraphData, mask: Any) -> int:
+        """Make the overview of the nodes ``mask`` shows off the UI thread; ``sig_overview``
+        brings it with the ticket returned here. A request made while one is computed
+        replaces any older one still waiting, so only the newest ticket is sure to come."""
+        self._overview_ticket += 1
+        self._overview_wanted = (self._overview_ticket, data, mask.copy())
+        if not self._overview_running and not self._closed:
+            self._start_overview()
+        return self._overview_ticket
+
+    def _start_overview(self) -> None:
+        wanted, self._overview_wanted = self._overview_wanted, None
+        if wanted is None:
+            return
+        self._overview_running = True
+        ticket, data, mask = wanted
+
+        def work() -> None:
+            try:
+                text = overview_html(data, mask)
+            except Exception:  # only a summary: the last one stays
+                log.exception("graph overview failed")
+                text = ""
+            if not self._closed:
+                self._sig_overview_done.emit(ticket, text)
+
+        self._overviews.submit(work)
+
+    @Slot(int, str)
+    def _overview_done(self, ticket: int, text: str) -> None:
+        self._overview_running = False
+        if self._closed:
+            return
+        if text:
+            self.sig_overview.emit(ticket, text)
+        self._start_overview()
+
     def prepare_in_advance(self, mode: str) -> None:
         """Lay out the current graph in ``mode`` too, quietly, when nothing else waits (the
-        panel asks once its graph is drawn, so this never competes with that)."""
+        panel asks once its graph is drawn, so this never competes with that). A request
+        arriving meanwhile is served first: the head start is cancelled, unless the request
+        is the switch to ``mode`` itself, which then finds its positions ready."""
         if not self._closed and self._running is None and self._pending is None:
-            self._executor.submit(self._prepare_quietly, mode)
+            cancel = threading.Event()
+            future = self._executor.submit(self._prepare_quietly, mode, cancel)
+            self._advance = (mode, cancel, future)
 
-    def _prepare_quietly(self, mode: str) -> None:
+    def _prepare_quietly(self, mode: str, cancel: threading.Event) -> None:
         try:
-            self.jobs.prepare(mode, self._stopping.is_set)
+            self.jobs.prepare(mode, lambda: cancel.is_set() or self._stopping.is_set())
         except Exception:  # only a head start: the real request reports any failure
             log.exception("laying out %s in advance failed", mode)
+
+    def _cancel_advance_unless(self, request: GraphRequest) -> None:
+        if self._advance is None:
+            return
+        mode, cancel, future = self._advance
+        if future.done():
+            self._advance = None
+        elif not (request.layout_only and request.mode == mode):
+            cancel.set()  # (a rebuild or another mode: the precomputed layout would be stale or unused)
+            self._advance = None
 
     def close(self) -> None:
         if self._closed:
@@ -314,6 +379,7 @@ class GraphWorker(QObject):
         self._pending = None
         self._stopping.set()
         self._executor.shutdown(wait=True)
+        self._overviews.shutdown(wait=True)
 
     def abandon(self, *_: object) -> None:
         """Stop without waiting (the owner is being destroyed); the job in flight, if any,
@@ -324,6 +390,7 @@ class GraphWorker(QObject):
         self._pending = None
         self._stopping.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._overviews.shutdown(wait=False, cancel_futures=True)
 
 
 def _describe(exc: Exception, home: HermesHome) -> str:

@@ -84,10 +84,10 @@ def test_a_broken_skill_gets_a_badge_the_filter_and_the_overview_count(panel, de
     assert set(panel.view.shown_ids()) == {i for i in data.ids if counts[data.index[i]] > 0}
     assert "half-written" in panel.view.shown_ids() and stale in panel.view.shown_ids()
     troubled = int((counts > 0).sum())
-    assert (
+    qtbot.waitUntil(lambda: (
         f"<b>{troubled}</b> skills with health problems (<b>1</b> the agent mis-reads, "
         f"<b>{troubled - 1}</b> only stale or never used)"
-    ) in panel.details.hint.text()
+    ) in panel.details.hint.text())  # the filtered overview comes from the worker
     panel.sidebar.problems_box.setChecked(False)
     assert len(panel.view.shown_ids()) == data.size
 
@@ -95,13 +95,43 @@ def test_a_broken_skill_gets_a_badge_the_filter_and_the_overview_count(panel, de
 def test_the_overview_follows_the_search_and_the_playhead(panel, qtbot):
     assert overview_counts(panel) == shown_counts(panel)
     panel.search.setText("docker")
-    assert "<h3>Shown now</h3>" in panel.details.hint.text()
+    qtbot.waitUntil(lambda: "<h3>Shown now</h3>" in panel.details.hint.text())  # made by the worker
     assert overview_counts(panel) == shown_counts(panel) != (0, 0)
     panel.search.clear()
+    assert "<h3>What the agent learned</h3>" in panel.details.hint.text()  # the snapshot's own, at once
     panel.scrubber.scrub(0.4)  # with recorded history the past comes from the engine, on a worker
     qtbot.waitUntil(lambda: 0 < len(panel.view.shown) < panel.data.size, timeout=10_000)
-    assert overview_counts(panel) == shown_counts(panel)
+    qtbot.waitUntil(lambda: overview_counts(panel) == shown_counts(panel))
     panel.scrubber.scrub(1.0)
     qtbot.waitUntil(lambda: len(panel.view.shown) == panel.data.size, timeout=10_000)
     assert "<h3>What the agent learned</h3>" in panel.details.hint.text()
     assert overview_counts(panel) == shown_counts(panel)
+
+
+def test_the_filtered_overview_is_made_off_the_ui_thread_and_a_stale_one_is_dropped(panel, qtbot, monkeypatch):
+    import threading
+
+    from hermes_studio.graph import workers
+
+    made, release = [], threading.Event()
+    real = workers.overview_html
+
+    def slow_overview(data, mask=None):
+        made.append((threading.current_thread() is threading.main_thread(), int(np.sum(mask))))
+        if len(made) == 1:
+            release.wait(10)  # the first answer is late: the person typed on meanwhile
+        return real(data, mask)
+
+    monkeypatch.setattr(workers, "overview_html", slow_overview)
+    shown_texts = []
+    set_overview = panel.details.set_overview
+    monkeypatch.setattr(panel.details, "set_overview", lambda text: (shown_texts.append(text), set_overview(text)))
+    for text in ("d", "do", "doc", "docker"):  # typed while the first overview is made
+        panel.search.setText(text)
+    wanted = shown_counts(panel)
+    release.set()
+    qtbot.waitUntil(lambda: len(made) == 2 and bool(shown_texts))
+    qtbot.wait(100)
+    assert [on_ui for on_ui, _count in made] == [False, False]
+    assert made[1][1] == len(panel.view.shown)  # "d" (running) and "docker" (the newest) only
+    assert len(shown_texts) == 1 and overview_counts(panel) == wanted  # the answer for "d" was dropped

@@ -97,16 +97,25 @@ def test_a_cancelled_layout_keeps_nothing():
     assert engine.layout(graph, CLUSTERS).moved == 3
 
 
-def test_a_big_graph_is_handed_to_the_canvas_in_slices_and_ready_only_when_all_are_in(make_panel, demo_home, monkeypatch):
-    from hermes_studio.graph import view as view_module
+def test_every_glyph_is_handed_to_the_canvas_at_once_with_its_own_style(make_panel, demo_home):
+    from hermes_studio.graph.model import MEMORY
 
-    monkeypatch.setattr(view_module, "DRAW_SLICE", 10)  # the demo's 69 nodes become 8 slices
     panel = make_panel(demo_home, watch=False)
     view = panel.view
     assert not view.drawing
-    pinned = int(panel.data.pinned[view.shown].sum())
-    assert len(view.node_item.data) == len(view.shown) + pinned
-    assert sorted(view.node_item.data["data"][: len(view.shown)].tolist()) == sorted(view.shown.tolist())
+    data, shown = panel.data, view.shown
+    glyphs = view.node_item.data
+    pinned = int(data.pinned[shown].sum())
+    assert len(glyphs) == len(shown) + pinned
+    assert sorted(glyphs["data"][: len(shown)].tolist()) == sorted(shown.tolist())
+    # each glyph points at the atlas image of its own style (what pyqtgraph's setData gives)
+    atlas = view.node_item.fragmentAtlas
+    for k in range(len(glyphs)):
+        style = (glyphs["symbol"][k], float(glyphs["size"][k]), glyphs["pen"][k], glyphs["brush"][k])
+        assert tuple(glyphs["sourceRect"][k]) == tuple(atlas[[style]][0])
+    memory = [k for k in range(len(shown)) if data.kind[glyphs["data"][k]] == MEMORY]
+    assert memory and all(glyphs["symbol"][k] == "d" for k in memory)
+    view.grab()  # and it paints
 
 
 def test_an_agent_edit_rebuilds_with_the_changed_path_the_watcher_saw(make_panel, demo_home, qtbot):
@@ -130,3 +139,65 @@ def test_an_agent_edit_rebuilds_with_the_changed_path_the_watcher_saw(make_panel
     qtbot.waitUntil(lambda: "Edited." in str(panel.data.node("idempotency-keys").get("description")), timeout=10000)
     assert hints and all(h is not None and str(skill_md) in h for h in hints)
     assert builder.index.files_parsed == 1
+
+
+def _slow_clusters(panel, monkeypatch, *, until_stopped: bool):
+    """Make laying out Clusters slow (it honours cancelling, as the real one does)."""
+    import time
+
+    from hermes_studio.graph.layout import LayoutCancelled
+
+    layouts = panel.worker.jobs.layouts
+    real = layouts._clusters
+    entered = []
+
+    def slow(graph):
+        entered.append(time.monotonic())
+        deadline = time.monotonic() + (30.0 if until_stopped else 0.5)
+        while time.monotonic() < deadline:
+            if layouts._should_stop is not None and layouts._should_stop():
+                raise LayoutCancelled
+            time.sleep(0.01)
+        return real(graph)
+
+    monkeypatch.setattr(layouts, "_clusters", slow)
+    return entered
+
+
+def test_a_rebuild_during_the_layout_made_in_advance_is_served_first(demo_home, qtbot, monkeypatch):
+    from hermes_studio.graph import GraphPanel
+    from hermes_studio.workspace import Workspace
+
+    workspace = Workspace(demo_home, watch=False)
+    panel = GraphPanel(workspace, start=False)
+    qtbot.addWidget(panel)
+    entered = _slow_clusters(panel, monkeypatch, until_stopped=True)
+    panel.worker.request(mode=TIMELINE, reason="open")
+    try:
+        qtbot.waitUntil(lambda: bool(entered), timeout=20000)  # Clusters is being laid out in advance
+        first = panel.snapshot
+        panel.worker.request(reason="refresh")  # e.g. the person asked for all skills
+        qtbot.waitUntil(lambda: panel.snapshot is not first, timeout=10000)  # not 30 s later
+        assert panel.snapshot.request.mode == TIMELINE
+        assert not panel.worker.jobs.layouts.has(CLUSTERS)  # the cancelled head start kept nothing
+    finally:
+        _close(panel)
+
+
+def test_a_switch_during_the_layout_made_in_advance_is_served_by_it(demo_home, qtbot, monkeypatch):
+    from hermes_studio.graph import GraphPanel
+    from hermes_studio.workspace import Workspace
+
+    workspace = Workspace(demo_home, watch=False)
+    panel = GraphPanel(workspace, start=False)
+    qtbot.addWidget(panel)
+    entered = _slow_clusters(panel, monkeypatch, until_stopped=False)
+    panel.worker.request(mode=TIMELINE, reason="open")
+    try:
+        qtbot.waitUntil(lambda: bool(entered), timeout=20000)
+        panel.clusters_button.click()
+        qtbot.waitUntil(lambda: panel.snapshot.request.mode == CLUSTERS, timeout=20000)
+        assert len(entered) == 2  # the head start, then the switch's own (warm) run
+        assert panel.snapshot.layout.moved == 0  # every position came from the head start
+    finally:
+        _close(panel)

@@ -10,6 +10,7 @@ import shutil
 import threading
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from hermes_memory.home import HermesHome
 from hermes_studio.app import bundled_demo_home
@@ -60,3 +61,19 @@ def make_panel(qtbot):
 @pytest.fixture
 def panel(make_panel, demo_home) -> GraphPanel:
     return make_panel(demo_home)
+
+
+@pytest.fixture
+def questions(monkeypatch):
+    """Answer every question with its action button, and keep what it said."""
+    asked: list[str] = []
+
+    def exec_box(box: QMessageBox) -> int:
+        asked.append(f"{box.text()}\n{box.informativeText()}\n{box.detailedText()}")
+        named = [b for b in box.buttons() if box.buttonRole(b) in (
+            QMessageBox.ButtonRole.DestructiveRole, QMessageBox.ButtonRole.AcceptRole)]
+        named[0].click()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", exec_box)
+    return asked

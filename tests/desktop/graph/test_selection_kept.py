@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QMessageBox
 
 from hermes_memory.skills import read_usage
-from hermes_studio.main_window import MainWindow
 
 
 def own_skills(panel, count: int) -> list[str]:
@@ -48,30 +46,8 @@ def menu_labels(menu) -> list[str]:
 
 
 @pytest.fixture
-def questions(monkeypatch):
-    """Answer every question with its action button, and keep what it said."""
-    asked: list[str] = []
-
-    def exec_box(box: QMessageBox) -> int:
-        asked.append(f"{box.text()}\n{box.informativeText()}\n{box.detailedText()}")
-        named = [b for b in box.buttons() if box.buttonRole(b) in (
-            QMessageBox.ButtonRole.DestructiveRole, QMessageBox.ButtonRole.AcceptRole)]
-        named[0].click()
-        return 0
-
-    monkeypatch.setattr(QMessageBox, "exec", exec_box)
-    return asked
-
-
-@pytest.fixture
-def window(qtbot, demo_home):
-    window = MainWindow(demo_home)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    qtbot.waitUntil(lambda: window.graph.ready and len(window.workspace.statuses) == 2, timeout=20000)
-    yield window
-    window.close()
+def window(open_window, demo_home):
+    return open_window(demo_home)
 
 
 # --- filters -------------------------------------------------------------------------------------

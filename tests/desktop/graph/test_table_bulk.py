@@ -43,22 +43,6 @@ def changed(before: dict[str, str], after: dict[str, str]) -> set[str]:
 
 
 @pytest.fixture
-def questions(monkeypatch):
-    """Answer every question with its action button, and keep what it said."""
-    asked: list[str] = []
-
-    def exec_box(box: QMessageBox) -> int:
-        asked.append(f"{box.text()}\n{box.informativeText()}\n{box.detailedText()}")
-        named = [b for b in box.buttons() if box.buttonRole(b) in (
-            QMessageBox.ButtonRole.DestructiveRole, QMessageBox.ButtonRole.AcceptRole)]
-        named[0].click()
-        return 0
-
-    monkeypatch.setattr(QMessageBox, "exec", exec_box)
-    return asked
-
-
-@pytest.fixture
 def window(open_window, demo_home):
     return open_window(demo_home)
 

@@ -129,8 +129,12 @@ def _local_skills(home: HermesHome) -> dict[str, str]:
         found[item.name] = item.path
     scan = SkillIndex(home).scan()
     root = home.skills_dir.resolve()
+    own: dict[str, bool] = {}  # a skill root's path -> is it this home's folder (resolved once)
     for skill in scan.skills:
-        if Path(skill.root.path).resolve() == root:
+        key = str(skill.root.path)
+        if key not in own:
+            own[key] = Path(key).resolve() == root
+        if own[key]:
             found[skill.name] = skill.directory
     return found
 

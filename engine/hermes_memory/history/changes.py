@@ -96,6 +96,7 @@ def since(home: HermesHome, when: float | None = None, limit: int | None = None,
     events = [e for e in timeline.events if (when is None or e["ts"] > when) and not _excluded(e, excluded)]
     total = len(events)
     keep = min(limit or MAX_CHANGES, MAX_CHANGES)
+    timeline.prefetch(events[-keep:])
     changes = [change_item(timeline, event) for event in reversed(events[-keep:])]
     return {"ok": True, "since": when, "total": total, "changes": changes,
             "used": skills_used_since(home, when), "problems": timeline.problems}  # fmt: skip

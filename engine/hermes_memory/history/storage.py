@@ -91,6 +91,16 @@ def _check_plain(path: Path) -> None:
         raise HistoryError(f"{path} is not a regular file; move it aside.")
 
 
+def _check_size(path: Path) -> None:
+    """Refuse a history file far bigger than any history (``FileNotFoundError`` passes)."""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise HistoryError(
+            f"{path} is {size:,} bytes, far more than any history; it was not read. "
+            "Move it aside (or run 'history forget') to start afresh."
+        )
+
+
 def _valid_delta(delta: Any) -> bool:
     if type(delta) is not list:
         return False
@@ -370,15 +380,22 @@ class HistoryStore:
     def _read_bytes(self, path: Path) -> bytes:
         _check_plain(path)
         try:
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
-                raise HistoryError(
-                    f"{path} is {size:,} bytes, far more than any history; it was not read. "
-                    "Move it aside (or run 'history forget') to start afresh."
-                )
+            _check_size(path)
             return path.read_bytes()
         except FileNotFoundError:
             return b""
+        except OSError as exc:
+            raise HistoryError(f"Could not read {path}: {exc.strerror or exc}") from None
+
+    def _lines(self, path: Path) -> Iterator[bytes]:
+        """The lines of ``path`` one at a time, with :meth:`_read_bytes`'s checks first."""
+        _check_plain(path)
+        try:
+            _check_size(path)
+            with open(path, "rb") as file:
+                yield from file
+        except FileNotFoundError:
+            return
         except OSError as exc:
             raise HistoryError(f"Could not read {path}: {exc.strerror or exc}") from None
 
@@ -468,13 +485,17 @@ class HistoryStore:
         return stack[0], hashes, len(stack) - 1
 
     def read_blobs(self, wanted: set[str] | None = None) -> dict[str, str]:
-        """``hash -> text`` (only ``wanted`` ones when given); a damaged line is skipped."""
-        data = self._read_bytes(self.blobs_path)
+        """``hash -> text`` (only ``wanted`` ones when given); a damaged line is skipped.
+
+        Read line by line: the file holds every text ever recorded (tens of MB at 10,000
+        skills), and a whole read decoded and split it into three copies at once."""
         blobs: dict[str, str] = {}
-        for line in data.decode("utf-8", "replace").split("\n"):
-            if not line.strip():
+        wanted_bytes = None if wanted is None else {digest.encode("ascii", "replace") for digest in wanted}
+        for raw in self._lines(self.blobs_path):
+            if wanted_bytes is not None and raw[7:27] not in wanted_bytes:  # {"h": "<20 hex>", ...
                 continue
-            if wanted is not None and line[7:27] not in wanted:  # {"h": "<20 hex>", ...
+            line = raw.decode("utf-8", "replace")
+            if not line.strip():
                 continue
             try:
                 item = json.loads(line)

@@ -10,7 +10,7 @@ paired with the added entry most like it, which is how a ``replace`` reads).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -105,6 +105,7 @@ class Timeline:
                 event["_pinned"] = bool(event["pinned"]) if "pinned" in event else before
             chain.append(event)
         self._blobs: dict[str, str] | None = None
+        self._blobs_partial = False  # only the texts :meth:`prefetch` asked for
         if not lazy:
             self.rebuild_all()
 
@@ -114,9 +115,25 @@ class Timeline:
             return None
         if len(digest) == 64:
             return curator_blob(self.home, digest)
-        if self._blobs is None:
-            self._blobs = self.store.read_blobs()
+        if self._blobs is None or (self._blobs_partial and digest not in self._blobs):
+            self._blobs, self._blobs_partial = self.store.read_blobs(), False
         return self._blobs.get(digest)
+
+    def prefetch(self, events: Iterable[dict[str, Any]]) -> None:
+        """Read only the texts these versions and their parents need (not every text
+        ever recorded); any other text asked for later reads them all, as before."""
+        wanted: set[str] = set()
+        for event in events:
+            for version in (event, self.parent(event)):
+                if version is None:
+                    continue
+                if version["kind"] == "skill":
+                    wanted.add(self.skill_fields(version)["md"] or "")
+                else:
+                    wanted.update(self.hashes(version))
+        wanted = {digest for digest in wanted if digest and len(digest) != 64}
+        if self._blobs is None and wanted:
+            self._blobs, self._blobs_partial = self.store.read_blobs(wanted), True
 
     def hashes(self, event: dict[str, Any] | None) -> list[str]:
         """The entry hashes of a memory version (rebuilt from the edits on first use)."""

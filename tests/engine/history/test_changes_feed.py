@@ -115,3 +115,28 @@ def test_a_write_approved_in_the_app_is_left_out_with_the_apps_own(home):
     everything = api.changes_since(home, since=mark)["changes"]
     approved = next(c for c in everything if c.get("approved_by") == "app")
     assert (approved["origin"], approved["session"]) == ("background_review", "s-review")
+
+
+def test_a_short_listing_reads_only_the_texts_it_shows(home, monkeypatch):
+    """The blobs file holds every text ever recorded (tens of MB at 10,000 skills); a feed
+    of the newest few reads just theirs, and gives the same answer as a full read."""
+    from hermes_memory.history.storage import HistoryStore
+
+    for number in range(30):
+        write_skill(home, f"skill-{number:02d}", body=f"Step {number}.\n")
+    api.history_capture(home)
+    _agent_writes(home, ["A fact."])
+    api.history_capture(home)
+    full = api.changes_since(home, limit=200)
+    read = HistoryStore.read_blobs
+    wanted_sets: list[set | None] = []
+
+    def recorded(store, wanted=None):
+        wanted_sets.append(None if wanted is None else set(wanted))
+        return read(store, wanted)
+
+    monkeypatch.setattr(HistoryStore, "read_blobs", recorded)
+    short = api.changes_since(home, limit=3)
+    assert wanted_sets and all(w is not None and len(w) <= 6 for w in wanted_sets)
+    assert short["changes"] == full["changes"][:3]
+    assert short["changes"][1]["diff"]["unified_diff"]  # the skill's text was there to diff

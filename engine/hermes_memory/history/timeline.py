@@ -284,10 +284,14 @@ class Timeline:
         sizes: dict[str, int] = {}
         current = {"memory": (0, 0), "user": (0, 0)}
         skills: dict[str, bool] = {}
+        active = 0  # (kept as a count: summing every skill at every version was quadratic)
+        self.prefetch(event for event in self.events if event["kind"] != "skill")
         points = []
         for event in self.events:
             if event["kind"] == "skill":
-                skills[event["skill"]] = self.skill_fields(event)["state"] not in ("missing", "archived")
+                alive = self.skill_fields(event)["state"] not in ("missing", "archived")
+                active += alive - skills.get(event["skill"], False)
+                skills[event["skill"]] = alive
             else:
                 hashes = self.hashes(event)
                 for digest in hashes:
@@ -299,7 +303,7 @@ class Timeline:
                 "ts": event["ts"], "version": event["id"], "kind": event["kind"],
                 "memory_entries": current["memory"][0], "memory_chars": current["memory"][1],
                 "user_entries": current["user"][0], "user_chars": current["user"][1],
-                "active_skills": sum(skills.values()),
+                "active_skills": active,
             })  # fmt: skip
         return points
 

@@ -80,3 +80,25 @@ def test_a_skill_changed_since_its_restore_is_not_undone(home):
     refused = api.history_step(home, **restored["undo"])
     assert refused["ok"] is False and "changed since" in refused["error"]
     assert (directory / "SKILL.md").read_text(encoding="utf-8") == changed
+
+
+def test_growth_reads_only_memory_texts_and_counts_active_skills(home, monkeypatch):
+    """Store sizes need the entries' texts only: the skills' texts (most of the blobs file
+    at 10,000 skills) are not read for the growth chart."""
+    for number in range(5):
+        write_skill(home, f"skill-{number}")
+    api.history_capture(home)
+    home.memory_file.write_text("One fact.\n§\nTwo facts.", encoding="utf-8")
+    api.history_capture(home)
+    read = HistoryStore.read_blobs
+    wanted_sets: list = []
+
+    def recorded(store, wanted=None):
+        wanted_sets.append(wanted)
+        return read(store, wanted)
+
+    monkeypatch.setattr(HistoryStore, "read_blobs", recorded)
+    points = api.history_growth(home)["points"]
+    assert wanted_sets and all(w is not None and len(w) == 2 for w in wanted_sets)
+    assert [p["active_skills"] for p in points] == [1, 2, 3, 4, 5, 5]
+    assert points[-1]["memory_entries"] == 2 and points[-1]["memory_chars"] == len("One fact.") + 3 + len("Two facts.")

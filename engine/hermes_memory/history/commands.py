@@ -132,50 +132,70 @@ def _problems(ctx: CliContext, result: dict[str, Any]) -> None:
         print(f"hermes-memory: warning: {problem}", file=ctx.stderr)
 
 
-_COLUMNS: dict[tuple[str, str, str], str] = {}  # (what, action, origin) -> the padded columns
+_MIDDLES: dict[tuple, str] = {}  # the fields a line's middle is made of -> that middle
 
 
-def _describe(item: dict[str, Any]) -> str:
-    """One version as ``history log`` lists it (thousands a call: plain lookups only)."""
-    kind = item["kind"]
-    if kind == "skill":
-        state = item.get("state")
-        change = ", ".join(filter(None, [
-            "text changed" if item.get("text_changed") else "",
-            state if state != "active" else "",
-            "pinned" if item.get("pinned") else "",
-        ]))  # fmt: skip
-        what = f"skill {item['skill']}"
-    else:
-        change = f"+{item['added']} -{item['removed']} ({item['entry_count']} entries)"
-        what = kind
-    key = (what, item["action"], item["origin"])
-    columns = _COLUMNS.get(key)
-    if columns is None:  # a long log repeats a few of these thousands of times
-        if len(_COLUMNS) > 10_000:
-            _COLUMNS.clear()
-        who = ORIGIN_LABELS.get(key[2], key[2])
-        columns = _COLUMNS[key] = f"{what:<16} {key[1]:<8} {who:<17} "
-    sessions = item.get("sessions")
+def _middle(key: tuple) -> str:
+    """What, action, who and the change, padded, from ``("skill", name, state, text_changed,
+    pinned, action, origin)`` or ``(store, added, removed, entries, action, origin)``;
+    a long log repeats a few thousand of these."""
+    middle = _MIDDLES.get(key)
+    if middle is None:
+        if len(_MIDDLES) > 50_000:
+            _MIDDLES.clear()
+        if key[0] == "skill":
+            state = key[2]
+            change = ", ".join(filter(None, [
+                "text changed" if key[3] else "",
+                state if state != "active" else "",
+                "pinned" if key[4] else "",
+            ]))  # fmt: skip
+            what = f"skill {key[1]}"
+        else:
+            change = f"+{key[1]} -{key[2]} ({key[3]} entries)"
+            what = key[0]
+        who = ORIGIN_LABELS.get(key[-1], key[-1])
+        middle = _MIDDLES[key] = f"{what:<16} {key[-2]:<8} {who:<17} {change}"
+    return middle
+
+
+def _tail(session: str | None, sessions: list[str] | None, notes: dict[str, Any] | None) -> str:
+    """Its session(s), then what it restores or reverts and how a staged write was decided."""
     if sessions and len(sessions) > 1:
         tail = f"  sessions {', '.join(sessions)}"
     else:
-        session = item.get("session")
         tail = f"  session {session}" if session else ""
-    if "restores" in item or "reverts" in item or "approved_by" in item or "proposed_by" in item:
-        tail += _notes(item)
-    return f"{_date(item['ts'])}  {item['id']:<14} {columns}{change}{tail}"
+    if notes and ("restores" in notes or "reverts" in notes or "approved_by" in notes or "proposed_by" in notes):
+        for key, words in (("restores", "restores"), ("reverts", "reverts")):
+            tail += f"  {words} {notes[key]}" if notes.get(key) else ""
+        for key, words in (("approved_by", "approved in"), ("proposed_by", "proposed by")):
+            if notes.get(key):
+                tail += f"  {words} {ORIGIN_LABELS.get(notes[key], notes[key])}"
+    return tail
 
 
-def _notes(item: dict[str, Any]) -> str:
-    """What a version restores or reverts, and how a staged write was decided."""
-    notes = ""
-    for key, words in (("restores", "restores"), ("reverts", "reverts")):
-        notes += f"  {words} {item[key]}" if item.get(key) else ""
-    for key, words in (("approved_by", "approved in"), ("proposed_by", "proposed by")):
-        if item.get(key):
-            notes += f"  {words} {ORIGIN_LABELS.get(item[key], item[key])}"
-    return notes
+def _describe(item: dict[str, Any]) -> str:
+    """One version's summary as ``history log`` lists it."""
+    get = item.get
+    if item["kind"] == "skill":
+        key: tuple = ("skill", item["skill"], get("state"), get("text_changed"), get("pinned"),
+                      item["action"], item["origin"])  # fmt: skip
+    else:
+        key = (item["kind"], item["added"], item["removed"], item["entry_count"], item["action"], item["origin"])
+    return f"{_date(item['ts'])}  {item['id']:<14} {_middle(key)}{_tail(get('session'), get('sessions'), item)}"
+
+
+def _row_lines(rows: list[list[Any]]) -> list[str]:
+    """The log's index rows (see :func:`log_index._to_summaries` for their fields) as the
+    lines :func:`_describe` makes of their summaries, without making the summaries."""
+    lines = []
+    for row in rows:
+        if row[2] == "skill":  # ..., skill, md, pinned, state, text_changed
+            key: tuple = ("skill", row[8], row[11], row[12], row[10], row[3], row[4])
+        else:  # ..., added, removed, entry_count
+            key = (row[2], row[8], row[9], row[10], row[3], row[4])
+        lines.append(f"{_date(row[1])}  {row[0]:<14} {_middle(key)}{_tail(row[5], row[6], row[7])}")
+    return lines
 
 
 def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:
@@ -200,14 +220,15 @@ def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:
 def cmd_log(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.name and args.what != "skill":
         return ctx.error("a NAME only follows 'skill' (history log skill NAME)", EXIT_USAGE)
-    result = api.log(ctx.home, kind=args.what, skill=args.name, since=args.since, limit=args.limit)
+    shape = None if ctx.json else _row_lines  # text: lines straight from the log's index
+    result = api.log(ctx.home, kind=args.what, skill=args.name, since=args.since, limit=args.limit, shape=shape)
     if ctx.json or not result["ok"]:
         return _done(ctx, result)
     _problems(ctx, result)
     if not result["events"]:
         ctx.print("No history recorded yet (run 'history capture' or 'history import-sessions').")
     else:
-        ctx.print("\n".join(map(_describe, result["events"])))
+        ctx.print("\n".join(result["events"]))
     return EXIT_OK
 
 

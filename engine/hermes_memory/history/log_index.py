@@ -24,6 +24,7 @@ import json
 import os
 import stat
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..home import HermesHome
@@ -336,21 +337,28 @@ def summary_rows(home: HermesHome) -> tuple[list[list[Any]], list[str]]:
 
 
 def log_summaries(
-    home: HermesHome, kind: str | None, skill: str | None, since: float | None, limit: int | None
-) -> tuple[list[dict[str, Any]], int, list[str]]:
-    """``(summaries newest first, how many match, problems)`` for ``history log``."""
+    home: HermesHome, kind: str | None, skill: str | None, since: float | None, limit: int | None,
+    shape: Callable[[list[list[Any]]], list[Any]] | None = None,
+) -> tuple[list[Any], int, list[str]]:
+    """``(summaries newest first, how many match, problems)`` for ``history log``.
+
+    ``shape`` turns the chosen index rows into what is returned instead of summary dicts
+    (the CLI's text lines: making ten thousand dicts only to print them was half its time).
+    Rows that do not fit (a damaged index that still reads as JSON) mean a fresh summary."""
+    shape = shape or _to_summaries
     rows, problems = summary_rows(home)
     try:
-        return _select(rows, kind, skill, since, limit) + (problems,)
+        chosen, total = _select(rows, kind, skill, since, limit)
+        return shape(chosen), total, problems
     except (IndexError, TypeError, KeyError, AttributeError, ValueError):
-        # an index damaged in a way that still reads as JSON: summarise the logs afresh
         index, transient = _rebuild(HistoryStore(home), home)
         _write_index(HistoryStore(home), index)
-        return _select(index["rows"], kind, skill, since, limit) + (index["problems"] + transient,)
+        chosen, total = _select(index["rows"], kind, skill, since, limit)
+        return shape(chosen), total, index["problems"] + transient
 
 
 def _select(rows: list[list[Any]], kind: str | None, skill: str | None, since: float | None,
-            limit: int | None) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
+            limit: int | None) -> tuple[list[list[Any]], int]:  # fmt: skip
     if kind == "skill" and skill:
         rows = [row for row in rows if row[2] == "skill" and row[8] == skill]
     elif kind:
@@ -358,4 +366,4 @@ def _select(rows: list[list[Any]], kind: str | None, skill: str | None, since: f
     if since is not None:
         rows = [row for row in rows if row[1] >= since]
     newest = rows[::-1][:limit] if limit else rows[::-1]
-    return _to_summaries(newest), len(rows)
+    return newest, len(rows)

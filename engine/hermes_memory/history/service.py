@@ -45,15 +45,18 @@ def log(
     skill: str | None = None,
     since: float | None = None,
     limit: int | None = None,
+    shape: Any = None,
 ) -> dict[str, Any]:
-    """Recorded versions, newest first, optionally of one store or skill and after a time."""
+    """Recorded versions, newest first, optionally of one store or skill and after a time
+    (``shape``: what to make of the log index's rows instead of summaries, see
+    :func:`log_index.log_summaries`)."""
     with gc_paused():  # many small objects, all kept: the collector would only walk them
-        return _log(home, kind, skill, since, limit)
+        return _log(home, kind, skill, since, limit, shape)
 
 
 def _log(home: HermesHome, kind: str | None, skill: str | None, since: float | None,
-         limit: int | None) -> dict[str, Any]:  # fmt: skip
-    events, total, problems = log_summaries(home, kind, skill, since, limit)
+         limit: int | None, shape: Any) -> dict[str, Any]:  # fmt: skip
+    events, total, problems = log_summaries(home, kind, skill, since, limit, shape)
     return {"ok": True, "total": total, "events": events, "problems": problems}
 
 

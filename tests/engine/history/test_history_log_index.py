@@ -143,6 +143,26 @@ def test_a_damaged_or_hostile_index_is_rebuilt(home, store):
     assert oldest["id"] != "injected" and oldest["restores"] == "abc"
 
 
+def test_the_cli_lines_from_index_rows_equal_those_of_the_summaries(home, store):
+    """`history log` prints straight from the index rows; the lines are the summaries'
+    own, also when damaged rows make the listing start afresh."""
+    import io
+
+    from hermes_memory.cli import main as cli_main
+    from hermes_memory.history.commands import _describe
+
+    _busy_home(home, store)
+    expected = "\n".join(map(_describe, log(home)["events"])) + "\n"
+    path = _index(home)
+    for damage in (None, json.dumps({**json.loads(path.read_text()), "rows": [[1], "row", None]})):
+        if damage:
+            path.write_text(damage, encoding="utf-8")
+            log_index._KEPT.clear()  # as a new process would: the damaged file is read
+        out = io.StringIO()
+        assert cli_main(["--home", str(home.path), "history", "log"], stdout=out) == 0
+        assert out.getvalue() == expected, damage
+
+
 def test_an_index_that_is_a_link_is_not_followed(home, store, tmp_path):
     _busy_home(home, store)
     outside = tmp_path / "outside.json"

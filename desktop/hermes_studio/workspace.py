@@ -413,6 +413,11 @@ class Workspace(QObject):
 
         self._submit(self._writer, work, self._history_captured)
 
+    @property
+    def capturing(self) -> bool:
+        """A history capture is running or queued (see :meth:`capture_history`)."""
+        return self._capturing
+
     def _history_captured(self, result: Any) -> None:
         self._capturing = False
         if isinstance(result, dict) and result.get("recorded"):

@@ -12,7 +12,9 @@ For the demo home and homes of 1,000 and 10,000 learned skills, prints:
   which is what importing numpy and pyqtgraph alone costs over the floor;
 * held, from the app's own process: peak RSS, the longest stall of the UI thread's event
   loop between the window being shown and the graph being drawn (a 10 ms heartbeat
-  timer), and CPU use over 3 s of idling once the graph is shown.
+  timer), and CPU use over 3 s of idling once the graph is shown and the start-up work
+  after it is done (the other mode laid out in advance, the history capture at open, the
+  Inbox's and Changes' first reads).
 
 Targets: first launch ≤ 1.8× the floor on the demo home, ≤ 3× at 1,000 skills and ≤ 6×
 at 10,000; peak RSS ≤ 300 MB at 10,000; idle CPU 0 % (< 1 % of a core); longest UI
@@ -122,9 +124,17 @@ def wait_ready(self, timeout_ms=3000):
             loop = QEventLoop()
             QTimer.singleShot(ms, loop.quit)
             loop.exec()
+        window = self.window()
+        workspace = getattr(window, "workspace", None)
+
+        def starting():  # the other mode's layout in advance, the capture and first reads at open
+            if not self.worker.jobs.layouts.has(other) or (workspace is not None and workspace.capturing):
+                return True
+            return not all(getattr(getattr(window, name, None), "ready", True) for name in ("inbox", "changes"))
+
         deadline = time.monotonic() + 60
-        while not self.worker.jobs.layouts.has(other) and time.monotonic() < deadline:
-            pump(50)  # the other mode is laid out in advance; idling starts after it
+        while starting() and time.monotonic() < deadline:
+            pump(50)  # idling starts once the start-up work is done
         pump(300)
         cpu = time.process_time()
         pump(3000)
@@ -225,7 +235,7 @@ def bench(name: str, home: Path, rounds: int, work: Path) -> bool:
     print(f"  peak RSS: {rss:.0f} MB" + (f"  target ≤ {RSS_LIMIT_MB} MB: {mark(ok_rss)}" if name == "10000" else ""))
     idle = idle_probe["idle_cpu"]
     ok_idle = idle is not None and idle < 0.01
-    print(f"  idle CPU over 3 s once drawn: {idle * 100:.2f} % of a core  target 0 % (< 1 %): {mark(ok_idle)}")
+    print(f"  idle CPU over 3 s once drawn and started: {idle * 100:.2f} % of a core  target 0 % (< 1 %): {mark(ok_idle)}")
     return ok_first and ready and ok_rss and ok_idle and stall <= STALL_LIMIT_MS
 
 

@@ -193,7 +193,7 @@ class Workspace(QObject):
 
     def __init__(
         self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True,
-        capture_at_open: bool = True,
+        capture_at_open: bool = False,
     ):
         super().__init__(parent)
         self.home = home

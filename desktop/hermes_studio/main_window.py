@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         self.resize(*DEFAULT_SIZE)
         self.setMinimumSize(900, 600)
 
-        self.workspace = Workspace(home)  # its capture at open is asked for in _start_followers
+        self.workspace = Workspace(home)
         self.workspace.sig_error.connect(self._show_error)
         self.history = History(self.workspace, self)
         self.history.sig_report.connect(self._history_report)

@@ -191,10 +191,7 @@ class Workspace(QObject):
     _sig_remote_state = Signal(str, str)  # from the remote backend's threads
     _sig_remote_event = Signal(object)  # a change notification of the remote engine
 
-    def __init__(
-        self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True,
-        capture_at_open: bool = False,
-    ):
+    def __init__(self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True):
         super().__init__(parent)
         self.home = home
         self.remote = bool(getattr(home, "remote", False))
@@ -235,11 +232,6 @@ class Workspace(QObject):
             self.backend = LocalBackend(home)
             if watch:
                 self._start_watching()
-        if capture_at_open:
-            # First on the writer queue, so the views' first history calls see what the
-            # agent wrote while the home was closed. (The window asks for it itself, once
-            # its graph is drawn: a capture reads every skill, and would slow the first frame.)
-            self.capture_history()
 
     # --- lifecycle ----------------------------------------------------------------------
     def _start_watching(self) -> None:
@@ -390,8 +382,9 @@ class Workspace(QObject):
     def capture_history(self) -> None:
         """Record what someone else changed (the agent's writes) as history versions.
 
-        Runs once at open and once per batch of disk events, on the writer thread, so a
-        view's own history call queued after it sees the new versions. When something was
+        The window asks once at open (after its graph is drawn); the Workspace runs one per
+        batch of disk events. On the writer thread, so a view's own history call queued
+        after it sees the new versions. When something was
         recorded, ``Change("history", "disk")`` follows: the views that list history only
         read it again. A request while one runs makes one more capture afterwards.
         """

@@ -12,10 +12,10 @@ from hermes_studio.workspace import Change, Workspace, classify
 @pytest.fixture
 def workspace(home, qtbot):
     home.memory_file.write_text("alpha\n§\nbeta", encoding="utf-8")
-    ws = Workspace(home, capture_at_open=True)
-    # at open, the Workspace records the seeded file as its first history version
+    ws = Workspace(home)
+    # as the window does at open: the seeded file becomes the first history version
     with qtbot.waitSignal(ws.sig_changed, timeout=5000, check_params_cb=_is_history):
-        pass
+        ws.capture_history()
     yield ws
     ws.close()
 

@@ -27,8 +27,6 @@ def demo_home(tmp_path) -> HermesHome:
 @pytest.fixture
 def workspace(demo_home, qtbot):
     ws = Workspace(demo_home)
-    # the capture at open reads state.db too: a test that locks it starts once it is done
-    qtbot.waitUntil(lambda: not ws.capturing, timeout=10000)
     yield ws
     ws.close()
 

@@ -3,38 +3,12 @@ launches and other homes; the legend is drawn from the same book as the nodes.""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-
+from graph_helpers import agent_writes_skill
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from hermes_studio.graph.colours import PALETTE, ColourBook, neutral_colour, preferred_slot
 from hermes_studio.graph.style import DARK_CANVAS
-
-NEW_CATEGORY_SCRIPT = textwrap.dedent(
-    """
-    import sys
-    from hermes_memory.home import HermesHome
-    from hermes_memory.skills.usage import empty_record, update_usage
-
-    home = HermesHome.resolve(sys.argv[1])
-    skill = home.skills_dir / "astronomy" / "star-charts"
-    skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text(
-        "---\\nname: star-charts\\ndescription: Draw a star chart for a date\\n---\\n# Star charts\\n",
-        encoding="utf-8",
-    )
-
-    def mark(data):
-        record = empty_record()
-        record["created_by"] = "agent"
-        data["star-charts"] = record
-
-    update_usage(home, mark)
-    """
-)
 
 
 def rgb(colour: QColor) -> tuple[int, int, int]:
@@ -85,7 +59,8 @@ def test_saved_colours_that_are_junk_are_dropped():
 
 def test_colours_stay_put_when_the_agent_adds_a_category(panel, demo_home, qtbot):
     before = colours_by_category(panel)
-    subprocess.run([sys.executable, "-c", NEW_CATEGORY_SCRIPT, str(demo_home.path)], check=True, timeout=60)
+    agent_writes_skill(demo_home, "astronomy", "star-charts",
+                       "---\nname: star-charts\ndescription: Draw a star chart for a date\n---\n# Star charts\n")
     qtbot.waitUntil(lambda: "star-charts" in panel.data.index, timeout=15000)
     qtbot.waitUntil(lambda: not panel.view.drawing)
     after = colours_by_category(panel)

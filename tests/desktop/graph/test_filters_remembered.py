@@ -6,12 +6,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from PySide6.QtWidgets import QMessageBox
+from graph_helpers import within
 
 from hermes_memory.home import HermesHome
 from hermes_memory.learning import build_learning_graph
 from hermes_studio import app as studio_app
-from hermes_studio.main_window import MainWindow
 
 
 def copy_of_demo(folder) -> HermesHome:
@@ -20,35 +19,8 @@ def copy_of_demo(folder) -> HermesHome:
 
 
 @pytest.fixture
-def make_window(qtbot, monkeypatch):
-    monkeypatch.setattr(QMessageBox, "exec", lambda box: int(QMessageBox.StandardButton.Discard.value))
-    made: list[MainWindow] = []
-
-    def _make(home: HermesHome) -> MainWindow:
-        window = MainWindow(home)
-        qtbot.addWidget(window)
-        window.show()
-        qtbot.waitExposed(window)
-        qtbot.waitUntil(lambda: window.graph.ready, timeout=20000)
-        made.append(window)
-        return window
-
-    yield _make
-    for window in made:
-        window.close()
-
-
-def within(payload: dict, root: str, depth: int) -> set[str]:
-    """The ids at most ``depth`` edges from ``root``, from the engine's payload."""
-    links: dict[str, set[str]] = {}
-    for edge in payload["edges"]:
-        links.setdefault(edge["source"], set()).add(edge["target"])
-        links.setdefault(edge["target"], set()).add(edge["source"])
-    reached, frontier = {root}, {root}
-    for _ in range(depth):
-        frontier = {n for f in frontier for n in links.get(f, ())} - reached
-        reached |= frontier
-    return reached
+def make_window(open_window, discard_on_close):
+    return open_window
 
 
 def test_has_problems_and_the_local_graph_come_back_on_the_next_launch(make_window, tmp_path, qtbot):

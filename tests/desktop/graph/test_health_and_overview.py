@@ -4,40 +4,13 @@ overview that follows the filters and the timeline's playhead."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
+from graph_helpers import agent_writes_skill
 from PySide6.QtGui import QColor
 
 from hermes_studio.graph.health import BADGE_COLOURS, ERROR, health_arrays
 from hermes_studio.graph.model import MEMORY
-
-BROKEN_SKILL_SCRIPT = textwrap.dedent(
-    """
-    import sys
-    from hermes_memory.home import HermesHome
-    from hermes_memory.skills.usage import empty_record, update_usage
-
-    home = HermesHome.resolve(sys.argv[1])
-    skill = home.skills_dir / "testing" / "half-written"
-    skill.mkdir(parents=True)
-    # the closing --- never came: the agent would show this frontmatter as the body
-    (skill / "SKILL.md").write_text(
-        "---\\nname: half-written\\ndescription: A skill whose header was cut off\\n# Body\\n",
-        encoding="utf-8",
-    )
-
-    def mark(data):
-        record = empty_record()
-        record["created_by"] = "agent"
-        record["use_count"] = 3
-        data["half-written"] = record
-
-    update_usage(home, mark)
-    """
-)
 
 
 def badge_of(panel, node_id: str) -> QColor | None:
@@ -63,7 +36,9 @@ def shown_counts(panel) -> tuple[int, int]:
 
 
 def test_a_broken_skill_gets_a_badge_the_filter_and_the_overview_count(panel, demo_home, qtbot):
-    subprocess.run([sys.executable, "-c", BROKEN_SKILL_SCRIPT, str(demo_home.path)], check=True, timeout=60)
+    # the closing --- never came: the agent would show this frontmatter as the body
+    agent_writes_skill(demo_home, "testing", "half-written",
+                       "---\nname: half-written\ndescription: A skill whose header was cut off\n# Body\n", use_count=3)
     qtbot.waitUntil(lambda: "half-written" in panel.data.index, timeout=15000)
     qtbot.waitUntil(lambda: not panel.view.drawing)
     data = panel.data

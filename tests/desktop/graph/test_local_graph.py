@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
+from graph_helpers import within
+
 from hermes_memory.learning import build_learning_graph
-
-
-def within(payload: dict, root: str, depth: int) -> set[str]:
-    """The ids at most ``depth`` edges from ``root``, from the engine's payload (undirected)."""
-    links: dict[str, set[str]] = {}
-    for edge in payload["edges"]:
-        links.setdefault(edge["source"], set()).add(edge["target"])
-        links.setdefault(edge["target"], set()).add(edge["source"])
-    reached, frontier = {root}, {root}
-    for _ in range(depth):
-        frontier = {n for f in frontier for n in links.get(f, ())} - reached
-        reached |= frontier
-    return reached
 
 
 def visible_rect_holds(panel, ids) -> bool:

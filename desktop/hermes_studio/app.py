@@ -35,6 +35,7 @@ from . import (
     __version__,
     pyside_imports,  # noqa: F401 - first: every import after it is checked faster
 )
+from .gc_policy import UiThreadCollector
 from .graph.homes import RecentHomes
 from .icons import app_icon
 from .main_window import APP_NAME, VIEWS, MainWindow
@@ -313,15 +314,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.theme:
             settings.set_theme(args.theme)
 
-    if problem is not None:
-        window = _error_window(args, problem)
-        code = EXIT_USAGE
-    else:
-        window = MainWindow(home, view=args.view, demo=demo)
-        code = EXIT_OK
-    if args.size is not None:
-        window.resize(*args.size)
+    collector = UiThreadCollector(app)
+    collector.start()
+    window = None
     try:
+        if problem is not None:
+            window = _error_window(args, problem)
+            code = EXIT_USAGE
+        else:
+            window = MainWindow(home, view=args.view, demo=demo)
+            code = EXIT_OK
+        if args.size is not None:
+            window.resize(*args.size)
         if args.screenshot is not None:
             target = args.screenshot.expanduser().absolute()
             if not save_screenshot(window, target):
@@ -337,7 +341,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = app.exec()
         return code if problem is not None and getattr(window, "opened", None) is None else result
     finally:
-        _dispose(window)
+        if window is not None:
+            _dispose(window)
+        collector.stop()
+        collector.deleteLater()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,18 @@ def _top_level_windows() -> dict[int, str]:
 
 
 @pytest.fixture(autouse=True)
+def _collect_on_the_ui_thread(qapp):
+    """As in the app: worker threads never run the cycle collector (see gc_policy)."""
+    from hermes_studio.gc_policy import UiThreadCollector
+
+    collector = UiThreadCollector(qapp)
+    collector.start()
+    yield
+    collector.stop()
+    collector.deleteLater()
+
+
+@pytest.fixture(autouse=True)
 def _no_leaked_windows(qapp):
     """Fail a test that leaves a window alive once pending deleteLater() calls have run."""
     before = _top_level_windows()

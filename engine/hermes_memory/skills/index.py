@@ -808,24 +808,25 @@ def gc_paused() -> Iterator[None]:
 
     Each full collection walks every live object; a 10,000-skill build would trigger
     several and spend a third of its time in them. Reference counting still frees
-    everything; the collector runs normally again afterwards (and is left alone if
-    something else had turned it off).
+    everything; the collector runs normally again afterwards (and is left off if
+    something else had turned it off, such as the desktop app, which collects on its UI
+    thread only).
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        # Everything allocated meanwhile sits in the youngest generation, and the first
+        # collection afterwards would walk all of it (tens of milliseconds for a large
+        # home) only to find it alive: most of it is the kept index and payload. Move it
+        # to the oldest generation instead, as the collector would after two passes.
+        # Skipped when someone else uses gc.freeze(), whose permanent generation this
+        # must not empty.
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if was_enabled:
-            # Everything allocated meanwhile sits in the youngest generation, and the
-            # first collection afterwards would walk all of it (tens of milliseconds
-            # for a large home) only to find it alive: most of it is the kept index
-            # and payload. Move it to the oldest generation instead, as the
-            # collector would after two passes. Skipped when someone else uses
-            # gc.freeze(), whose permanent generation this must not empty.
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
             gc.enable()
 
 

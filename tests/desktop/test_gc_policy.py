@@ -1,0 +1,84 @@
+"""The cycle collector runs on the UI thread only (a worker collecting a Qt object deadlocks)."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+from hermes_studio import app as studio_app
+from hermes_studio.gc_policy import UiThreadCollector
+
+
+class _Finalised:
+    """Records on which thread it was freed."""
+
+    def __init__(self, threads: list[str]):
+        self.threads = threads
+        self.myself = self  # a reference cycle: only the cycle collector frees it
+
+    def __del__(self):
+        self.threads.append(threading.current_thread().name)
+
+
+def test_a_cycle_a_worker_drops_is_freed_on_the_ui_thread(qtbot):
+    threads: list[str] = []
+    kept: list[list] = []
+
+    def work():
+        _Finalised(threads)
+        # Well past the youngest generation's threshold: CPython would collect right here.
+        kept.extend([] for _ in range(20 * gc.get_threshold()[0]))
+
+    worker = threading.Thread(target=work, name="worker")
+    worker.start()
+    worker.join()
+    assert threads == []  # nothing collected on the worker
+    qtbot.waitUntil(lambda: bool(threads), timeout=5000)
+    assert threads == [threading.main_thread().name]
+
+
+def test_collections_follow_the_interpreters_thresholds():
+    collector = UiThreadCollector()
+    gc.collect()
+    assert collector.collect_due() is None  # nothing allocated since
+
+    threshold0, threshold1, _ = gc.get_threshold()
+    done = []
+    kept = []
+    for _ in range(threshold1 + 2):
+        kept.append([[] for _ in range(threshold0 + 10)])
+        done.append(collector.collect_due())
+    # The youngest generation each time, the middle one once the youngest had been
+    # collected more than threshold1 times since: CPython's own schedule.
+    assert done == [0] * (threshold1 + 1) + [1]
+
+
+def test_stop_gives_collection_back_to_the_interpreter():
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        collector = UiThreadCollector()
+        collector.start()
+        assert collector.active and not gc.isenabled()
+        collector.stop()
+        assert not collector.active and gc.isenabled()
+    finally:
+        if not was_enabled:
+            gc.disable()
+
+
+def test_the_app_runs_with_collection_on_its_ui_thread(tmp_path, monkeypatch, qapp):
+    seen = []
+
+    def record(window, target):
+        seen.append(gc.isenabled())
+        return window.grab().save(str(target), "PNG")
+
+    monkeypatch.setattr(studio_app, "save_screenshot", record)
+    gc.enable()
+    try:
+        assert studio_app.main(["--screenshot", str(tmp_path / "shot.png")]) == 0
+        assert seen == [False]
+        assert gc.isenabled()  # given back once the app is done
+    finally:
+        gc.disable()  # as this test module's fixture had it

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import io
 import math
+import os
+import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -199,7 +202,45 @@ def _limit(section: dict, key: str, default: int, warnings: list[str]) -> int:
     return int(value)
 
 
+#: A file changed less than this long ago may change again within the same clock tick,
+#: size unchanged, and look untouched: its parsed form is not reused.
+_RACY_NS = 2 * 10**9
+_memory_configs: dict[tuple, MemoryConfig] = {}
+
+
 def load_memory_config(home: HermesHome) -> MemoryConfig:
+    """The ``memory:`` section; parsed once per version of config.yaml (every write of
+    memory reads it, and the round-trip parser costs more than the write itself)."""
+    key = _version_key(home.config_file)
+    cached = _memory_configs.get(key) if key is not None else None
+    if cached is not None:
+        return cached
+    config = _read_memory_config(home)
+    if key is not None:
+        if len(_memory_configs) >= 64:
+            _memory_configs.clear()
+        _memory_configs[key] = config
+    return config
+
+
+def _version_key(path: Path) -> tuple | None:
+    """What tells this version of the file from any other; None when it may not be reused."""
+    try:
+        link = os.lstat(path)
+        st = os.stat(path)
+    except FileNotFoundError:
+        return (str(path), None)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None  # a FIFO or folder: read it again and say so each time
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS:
+        return None
+    return (str(path), link.st_ino, link.st_mtime_ns, st.st_dev, st.st_ino, st.st_size,
+            st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _read_memory_config(home: HermesHome) -> MemoryConfig:
     loaded = load_config(home)
     warnings = list(loaded.warnings)
     section = loaded.data.get("memory") or {}

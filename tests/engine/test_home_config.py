@@ -1,7 +1,10 @@
 """Home resolution, profiles and config.yaml (spec §1)."""
 
+import os
+
 import pytest
 
+from hermes_memory import config as config_module
 from hermes_memory.config import (
     ConfigError,
     get_config_value,
@@ -127,3 +130,72 @@ def test_set_config_value_refuses_a_malformed_file(home, write_config):
 def test_set_config_value_creates_the_file_when_missing(home):
     set_config_value(home, "memory.provider", "holographic")
     assert load_memory_config(home).provider == "holographic"
+
+
+# --- config.yaml is parsed once per version -------------------------------------------
+
+
+LAST_YEAR_NS = 1_764_000_000 * 10**9
+
+
+def _write_limit(home: HermesHome, limit: int) -> None:
+    """Rewrite config.yaml in place, its mtime set to one fixed moment long ago."""
+    home.config_file.write_text(f"memory:\n  memory_char_limit: {limit}\n")
+    os.utime(home.config_file, ns=(LAST_YEAR_NS, LAST_YEAR_NS))
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """Files count as settled at once (not only 2 s after their last change)."""
+    monkeypatch.setattr(config_module, "_RACY_NS", 0)
+
+
+def _count_parses(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = config_module.load_config
+
+    def counting(home):
+        calls.append(1)
+        return real(home)
+
+    monkeypatch.setattr(config_module, "load_config", counting)
+    return calls
+
+
+def test_an_unchanged_config_is_parsed_once(home, monkeypatch, settled):
+    _write_limit(home, 1000)
+    calls = _count_parses(monkeypatch)
+    assert load_memory_config(home).memory_char_limit == 1000
+    assert load_memory_config(home).memory_char_limit == 1000
+    assert len(calls) == 1
+
+
+def test_a_same_size_rewrite_with_the_old_mtime_is_still_seen(home, settled):
+    # ctime cannot be set back (utime() itself moves it to now): it tells the versions apart.
+    _write_limit(home, 1000)
+    assert load_memory_config(home).memory_char_limit == 1000
+    before = home.config_file.stat()
+    _write_limit(home, 2000)
+    after = home.config_file.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert load_memory_config(home).memory_char_limit == 2000
+
+
+def test_a_config_changed_moments_ago_is_read_every_time(home, monkeypatch):
+    home.config_file.write_text("memory:\n  memory_char_limit: 1000\n")
+    calls = _count_parses(monkeypatch)
+    load_memory_config(home)
+    load_memory_config(home)
+    assert len(calls) == 2
+
+
+def test_a_replaced_or_removed_config_is_seen(home, settled):
+    _write_limit(home, 1000)
+    assert load_memory_config(home).memory_char_limit == 1000
+    replacement = home.path / "config.new"
+    replacement.write_text("memory:\n  memory_char_limit: 3000\n")
+    os.utime(replacement, ns=(LAST_YEAR_NS, LAST_YEAR_NS))
+    os.replace(replacement, home.config_file)
+    assert load_memory_config(home).memory_char_limit == 3000
+    home.config_file.unlink()
+    assert load_memory_config(home).memory_char_limit == 2200

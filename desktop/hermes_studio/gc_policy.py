@@ -14,19 +14,21 @@ import gc
 
 from PySide6.QtCore import QObject, QTimer
 
-# Often enough that the youngest generation stays small (a collection walks all of it),
-# rarely enough that an idle app does not wake up for nothing.
+# Often enough while objects are being made that the youngest generation stays small (a
+# collection walks all of it); each check that finds nothing due waits twice as long, up to
+# the longest, so an idle app hardly wakes up.
 CHECK_INTERVAL_MS = 50
+LONGEST_INTERVAL_MS = 1000
 
 
 class UiThreadCollector(QObject):
     """Turns automatic collection off while started and collects from a UI-thread timer."""
 
-    def __init__(self, parent: QObject | None = None, interval_ms: int = CHECK_INTERVAL_MS):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._timer = QTimer(self)
-        self._timer.setInterval(interval_ms)
-        self._timer.timeout.connect(self.collect_due)
+        self._timer.setInterval(CHECK_INTERVAL_MS)
+        self._timer.timeout.connect(self._check)
         self._was_enabled = False
         # CPython's rule for a full collection, which walks every live object: only once
         # the objects promoted to the oldest generation since the last one (pending) are
@@ -54,6 +56,12 @@ class UiThreadCollector(QObject):
         self.collect_due()
         if self._was_enabled:
             gc.enable()
+
+    def _check(self) -> None:
+        if self.collect_due() is None:
+            self._timer.setInterval(min(self._timer.interval() * 2, LONGEST_INTERVAL_MS))
+        else:
+            self._timer.setInterval(CHECK_INTERVAL_MS)
 
     def collect_due(self) -> int | None:
         """Collect the oldest generation that is due, as CPython would; None when none is."""

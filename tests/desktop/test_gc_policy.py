@@ -6,6 +6,7 @@ import gc
 import threading
 
 from hermes_studio import app as studio_app
+from hermes_studio import gc_policy
 from hermes_studio.gc_policy import UiThreadCollector
 
 
@@ -82,3 +83,17 @@ def test_the_app_runs_with_collection_on_its_ui_thread(tmp_path, monkeypatch, qa
         assert gc.isenabled()  # given back once the app is done
     finally:
         gc.disable()  # as this test module's fixture had it
+
+
+def test_an_idle_app_checks_ever_less_often():
+    collector = UiThreadCollector()
+    gc.collect()
+    intervals = []
+    for _ in range(6):
+        collector._check()
+        intervals.append(collector._timer.interval())
+    assert intervals == sorted(intervals) and intervals[-1] == gc_policy.LONGEST_INTERVAL_MS
+    kept = [[] for _ in range(2 * gc.get_threshold()[0])]
+    collector._check()
+    assert collector._timer.interval() == gc_policy.CHECK_INTERVAL_MS
+    del kept

@@ -97,6 +97,54 @@ def _decode_json(text: Any) -> Any:
         return text
 
 
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+#: Index seeks one title lookup may make before it reads every title instead.
+_MAX_TITLE_SEEKS = 64
+
+
+def nocase_equal(a: str, b: str) -> bool:
+    """SQLite's NOCASE equality (ASCII letters fold, nothing else) for text without NUL."""
+    return len(a) == len(b) and a.translate(_ASCII_LOWER) == b.translate(_ASCII_LOWER)
+
+
+def next_case_variant(text: str, after: str, *, strictly: bool) -> str | None:
+    """The first string in binary order at (or, ``strictly``, after) ``after`` that
+    differs from ``text`` only in the case of ASCII letters; None if there is none.
+
+    Capitals sort before small letters, so the smallest variant of a tail is the tail in
+    capitals. Walk ``after`` while a variant can follow it; where it cannot (or past
+    the end), the answer raises the last position that can still be raised."""
+    upper, lower = text.translate(_ASCII_UPPER), text.translate(_ASCII_LOWER)
+    size = len(text)
+
+    def raised_before(end: int) -> str | None:
+        # the rightmost capital before ``end`` turned small, the rest as capitals
+        for j in range(min(end, len(after)) - 1, -1, -1):
+            if after[j] == upper[j] != lower[j]:
+                return after[:j] + lower[j] + upper[j + 1 :]
+        return None
+
+    for i in range(size):
+        if i == len(after):
+            return after + upper[i:]  # ``after`` is a proper prefix: the smallest tail
+        char = after[i]
+        if char == upper[i] or char == lower[i]:
+            continue
+        if upper[i] > char:
+            return after[:i] + upper[i:]
+        if lower[i] > char:
+            return after[:i] + lower[i] + upper[i + 1 :]
+        return raised_before(i)
+    if len(after) == size and not strictly:
+        return after  # ``after`` is a variant itself
+    return raised_before(size)
+
+
+def _quoted(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
 class SessionStore:
     """One read-only connection to a ``state.db``; use it as a context manager."""
 
@@ -311,15 +359,90 @@ class SessionStore:
         return text if len(text) <= chars else text[: chars - 1] + "…"
 
     def resolve_session_by_title(self, title: str) -> str | None:
-        """The newest session whose title matches exactly (case-insensitive), if any."""
+        """The newest session whose title matches exactly (case-insensitive), if any.
+
+        Every ``session_search`` call asks this, so it must not read every session.
+        With an index on ``title`` in binary order (upstream keeps a unique one), the
+        titles that NOCASE calls equal (they differ only in the case of ASCII letters)
+        are found by seeking: the first title at or after the next possible variant is
+        read, and either matches or tells where the next variant can be. Only those
+        titles' sessions are then compared by start time. Without such an index (or
+        for a title with a NUL, which NOCASE compares in its own way) it is a scan.
+        """
         if "title" not in self.schema.session_columns or not title.strip():
             return None
-        row = self.query_one(
-            "SELECT id FROM sessions WHERE title = ? COLLATE NOCASE "
-            "ORDER BY started_at DESC LIMIT 1",
-            (title.strip(),),
-        )
+        wanted = title.strip()
+        titles = self._case_variants_present(wanted) if "\x00" not in wanted else None
+        if titles is None:
+            row = self.query_one(
+                "SELECT id FROM sessions WHERE title = ? COLLATE NOCASE "
+                "ORDER BY started_at DESC LIMIT 1",
+                (wanted,),
+            )
+        elif not titles:
+            return None
+        else:
+            row = self.query_one(
+                f"SELECT id FROM sessions WHERE title COLLATE BINARY IN ({','.join('?' * len(titles))}) "
+                "ORDER BY started_at DESC LIMIT 1",
+                titles,
+            )
         return row[0] if row else None
+
+    def _case_variants_present(self, wanted: str) -> list[str] | None:
+        """The titles in the database that differ from ``wanted`` only in ASCII case,
+        by index seeks; None when that cannot be done cheaply (then scan)."""
+        if not self._title_index:
+            return None
+        highest = wanted.translate(_ASCII_LOWER)
+        found: list[str] = []
+        low: str | None = wanted.translate(_ASCII_UPPER)
+        try:
+            for _ in range(_MAX_TITLE_SEEKS):
+                if low is None:
+                    return found
+                row = self.conn.execute(
+                    "SELECT title FROM sessions WHERE title >= ? COLLATE BINARY "
+                    "AND title <= ? COLLATE BINARY ORDER BY title COLLATE BINARY LIMIT 1",
+                    (low, highest),
+                ).fetchone()
+                if row is None:
+                    return found
+                seen = row[0]
+                if not isinstance(seen, str):
+                    return None
+                matched = nocase_equal(seen, wanted)
+                if matched:
+                    found.append(seen)
+                low = next_case_variant(wanted, seen, strictly=matched)
+        except (sqlite3.Error, UnicodeError):
+            return None
+        return None  # too many seeks: a scan is the surer bound
+
+    @functools.cached_property
+    def _title_index(self) -> bool:
+        """Whether an index leads with ``title`` in binary order, usable for the seeks
+        of :meth:`resolve_session_by_title` (upstream's is partial, on the titles that
+        are not NULL, which any range condition implies)."""
+        try:
+            indexes = self.conn.execute("PRAGMA index_list(sessions)").fetchall()
+            for index in indexes:
+                name, partial = index[1], index[4]
+                columns = self.conn.execute(f"PRAGMA index_xinfo({_quoted(name)})").fetchall()
+                first = columns[0] if columns else None
+                if first is None or first[2] != "title" or str(first[4]).upper() != "BINARY":
+                    continue
+                if not partial:
+                    return True
+                sql = self.conn.execute(
+                    "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)
+                ).fetchone()
+                where = " ".join(str(sql[0] if sql else "").split()).lower()
+                if where.endswith("where title is not null"):
+                    return True
+        except sqlite3.Error:
+            return False
+        return False
 
     # --- lineage ------------------------------------------------------------------------
     def resolve_root(

@@ -171,6 +171,8 @@ def _tail(session: str | None, sessions: list[str] | None, notes: dict[str, Any]
         for key, words in (("approved_by", "approved in"), ("proposed_by", "proposed by")):
             if notes.get(key):
                 tail += f"  {words} {ORIGIN_LABELS.get(notes[key], notes[key])}"
+    if notes and notes.get("files"):
+        tail += f"  files {', '.join(notes['files'])}"
     return tail
 
 

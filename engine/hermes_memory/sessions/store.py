@@ -99,6 +99,7 @@ def _decode_json(text: Any) -> Any:
 
 _ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_UNIQUE, _PLAIN = "unique", "plain"  # the kinds of title index a lookup can seek
 #: Index seeks one title lookup may make before it reads every title instead.
 _MAX_TITLE_SEEKS = 64
 
@@ -372,37 +373,42 @@ class SessionStore:
         if "title" not in self.schema.session_columns or not title.strip():
             return None
         wanted = title.strip()
-        titles = self._case_variants_present(wanted) if "\x00" not in wanted else None
-        if titles is None:
+        found = self._case_variants_present(wanted) if "\x00" not in wanted else None
+        if found is None:
             row = self.query_one(
                 "SELECT id FROM sessions WHERE title = ? COLLATE NOCASE "
                 "ORDER BY started_at DESC LIMIT 1",
                 (wanted,),
             )
-        elif not titles:
+            return row[0] if row else None
+        if not found:
             return None
-        else:
-            row = self.query_one(
-                f"SELECT id FROM sessions WHERE title COLLATE BINARY IN ({','.join('?' * len(titles))}) "
-                "ORDER BY started_at DESC LIMIT 1",
-                titles,
-            )
+        if len(found) == 1 and self._title_index == _UNIQUE:
+            return found[0][1]  # the one session with that title
+        titles = [title for title, _id in found]
+        row = self.query_one(
+            f"SELECT id FROM sessions WHERE title COLLATE BINARY IN ({','.join('?' * len(titles))}) "
+            "ORDER BY started_at DESC LIMIT 1",
+            titles,
+        )
         return row[0] if row else None
 
-    def _case_variants_present(self, wanted: str) -> list[str] | None:
-        """The titles in the database that differ from ``wanted`` only in ASCII case,
-        by index seeks; None when that cannot be done cheaply (then scan)."""
+    def _case_variants_present(self, wanted: str) -> list[tuple[str, Any]] | None:
+        """``(title, id)`` of the first session of each title in the database that
+        differs from ``wanted`` only in ASCII case, found by index seeks; None when that
+        cannot be done cheaply (then scan)."""
         if not self._title_index:
             return None
         highest = wanted.translate(_ASCII_LOWER)
-        found: list[str] = []
+        found: list[tuple[str, Any]] = []
         low: str | None = wanted.translate(_ASCII_UPPER)
+        execute = self.conn.execute
         try:
             for _ in range(_MAX_TITLE_SEEKS):
                 if low is None:
                     return found
-                row = self.conn.execute(
-                    "SELECT title FROM sessions WHERE title >= ? COLLATE BINARY "
+                row = execute(
+                    "SELECT title, id FROM sessions WHERE title >= ? COLLATE BINARY "
                     "AND title <= ? COLLATE BINARY ORDER BY title COLLATE BINARY LIMIT 1",
                     (low, highest),
                 ).fetchone()
@@ -413,36 +419,37 @@ class SessionStore:
                     return None
                 matched = nocase_equal(seen, wanted)
                 if matched:
-                    found.append(seen)
+                    found.append((seen, row[1]))
                 low = next_case_variant(wanted, seen, strictly=matched)
         except (sqlite3.Error, UnicodeError):
             return None
         return None  # too many seeks: a scan is the surer bound
 
     @functools.cached_property
-    def _title_index(self) -> bool:
-        """Whether an index leads with ``title`` in binary order, usable for the seeks
-        of :meth:`resolve_session_by_title` (upstream's is partial, on the titles that
-        are not NULL, which any range condition implies)."""
+    def _title_index(self) -> str | None:
+        """``_UNIQUE`` or ``_PLAIN`` when an index leads with ``title`` in binary order,
+        usable for the seeks of :meth:`resolve_session_by_title` (upstream's is unique
+        and partial, on the titles that are not NULL, which any range implies); else None."""
         try:
-            indexes = self.conn.execute("PRAGMA index_list(sessions)").fetchall()
-            for index in indexes:
-                name, partial = index[1], index[4]
+            usable = []
+            for index in self.conn.execute("PRAGMA index_list(sessions)").fetchall():
+                name, unique, partial = index[1], index[2], index[4]
                 columns = self.conn.execute(f"PRAGMA index_xinfo({_quoted(name)})").fetchall()
                 first = columns[0] if columns else None
                 if first is None or first[2] != "title" or str(first[4]).upper() != "BINARY":
                     continue
-                if not partial:
-                    return True
-                sql = self.conn.execute(
-                    "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)
-                ).fetchone()
-                where = " ".join(str(sql[0] if sql else "").split()).lower()
-                if where.endswith("where title is not null"):
-                    return True
+                if partial:
+                    sql = self.conn.execute(
+                        "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)
+                    ).fetchone()
+                    where = " ".join(str(sql[0] if sql else "").split()).lower()
+                    if not where.endswith("where title is not null"):
+                        continue
+                # unique on the title alone: one session per title
+                usable.append(_UNIQUE if unique and sum(1 for c in columns if c[5]) == 1 else _PLAIN)
         except sqlite3.Error:
-            return False
-        return False
+            return None
+        return _UNIQUE if _UNIQUE in usable else (_PLAIN if usable else None)
 
     # --- lineage ------------------------------------------------------------------------
     def resolve_root(

@@ -554,12 +554,14 @@ class SkillIndex:
             return []
         except OSError:
             return None
+        # (another root nested in this one is scanned as a root of its own, as by the walk)
+        folders = [folder for folder in folders if top + os.sep + folder not in root_paths]
         candidates = [((name,), top + os.sep + name)] if name in set(folders) else []
         candidates += [((folder, name), top + os.sep + folder + os.sep + name) for folder in folders]
         found: list[_Found] = []
         for rel, directory in candidates:
             if directory in root_paths:
-                return None  # another root nested here
+                continue
             try:
                 st = os.lstat(directory)
             except FileNotFoundError:
@@ -570,6 +572,11 @@ class SkillIndex:
                 return None
             if not stat.S_ISDIR(st.st_mode):
                 continue
+            try:
+                if len(rel) > 1 and name not in os.listdir(os.path.dirname(directory)):
+                    continue  # a case-insensitive disk matched another spelling: not this folder
+            except OSError:
+                return None
             skill_md = directory + _SKILL_MD_SUFFIX
             try:
                 md_st = os.lstat(skill_md)

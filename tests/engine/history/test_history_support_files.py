@@ -146,3 +146,28 @@ def test_create_and_support_file_changes_read_usage_once(home, monkeypatch):
         ("fresh-skill", "create"), ("tracked", "write_file"), ("tracked", "remove_file"),
     ]  # fmt: skip
     assert usage.read_usage(home).record("tracked")["patch_count"] == 2
+
+
+def test_a_support_file_change_is_listed_but_never_undone_by_archiving(home):
+    """History keeps no copy of support files, so such a change is not undoable; and when
+    it is the first version history has of a skill (its create predates the ledger),
+    undoing it must not read as undoing a new skill, which archives it."""
+    from hermes_memory.history.changes import since, undo_change
+
+    directory = write_skill(home, "late-seen")
+    ref = _blob(home, b"notes\n")
+    _ledger(home, [_line(1, "write_file", "late-seen",
+                         after=[{"path": str(directory / "references" / "n.md"), "sha256": ref}])])  # fmt: skip
+    (change,) = [c for c in since(home)["changes"] if c["skill"] == "late-seen"]
+    assert (change["verb"], change["undoable"], change["diff"]["files"]) == ("changed files", False, ["references/n.md"])
+    assert not undo_change(home, change["id"])["ok"]
+    assert (directory / "SKILL.md").is_file() and not home.skills_archive_dir.exists()
+
+    _md, reference = _agent_skill_with_support_file_lines(home)  # create, then two support lines
+    changes = [c for c in since(home)["changes"] if c["skill"] == "deploy-steps"]
+    assert [(c["action"], c["verb"], c["undoable"]) for c in changes] == [
+        ("remove_file", "changed files", False), ("write_file", "changed files", False), ("create", "created", True),
+    ]  # fmt: skip
+    result = undo_change(home, changes[0]["id"])
+    assert not result["ok"] and "no copy" in result["error"], result
+    assert (home.skills_dir / "deploy-steps" / "SKILL.md").is_file()

@@ -204,6 +204,8 @@ def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:
     if diff["kind"] == "skill":
         for key, change in diff["changes"].items():
             ctx.print(f"  {key}: {change['before']} -> {change['after']}")
+        for path in diff.get("files") or ():
+            ctx.print(f"  support file: {path}")
         if diff["unified_diff"]:
             ctx.print(diff["unified_diff"].rstrip("\n"))
     else:

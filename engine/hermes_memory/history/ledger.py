@@ -27,8 +27,9 @@ LEDGER_NAME = ".curator_ledger.jsonl"
 LEDGER_PREFIX = "ledger-"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _ACTOR_ORIGINS = {"agent": FOREGROUND, "curator": BACKGROUND_REVIEW, "user": HAND}
-#: Ledger actions that leave a skill archived or gone, and the ones that leave it there.
+#: Ledger actions that leave a skill archived or gone.
 _GONE = {"delete": "missing", "purge": "missing", "archive": "archived"}
+#: Actions that leave the skill in place, even on a line that names only support files.
 _BACK = {"create", "restore", "rollback"}
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
 

@@ -171,3 +171,16 @@ def test_a_support_file_change_is_listed_but_never_undone_by_archiving(home):
     result = undo_change(home, changes[0]["id"])
     assert not result["ok"] and "no copy" in result["error"], result
     assert (home.skills_dir / "deploy-steps" / "SKILL.md").is_file()
+
+
+def test_the_history_commands_name_the_support_files(home, capsys):
+    from hermes_memory.cli import main
+
+    _agent_skill_with_support_file_lines(home)
+    assert main(["--home", str(home.path), "history", "log", "skill", "deploy-steps"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    written = next(line for line in lines if "write_file" in line)
+    assert "files references/checklist.md" in written and "missing" not in written
+    assert main(["--home", str(home.path), "history", "diff", "ledger-line00000002"]) == 0
+    out = capsys.readouterr().out
+    assert "support file: references/checklist.md" in out and "(no differences)" not in out

@@ -33,7 +33,7 @@ def _memory_nodes(diff: dict[str, Any]) -> list[str]:
 
 def _verb(summary: dict[str, Any], diff: dict[str, Any]) -> str:
     """created, patched, archived, restored, pinned, unpinned (skills); added, changed,
-    removed, edited (memory)."""
+    removed, edited (memory). (A change of support files only is "changed files".)"""
     if summary["kind"] == "skill":
         changes = diff.get("changes") or {}
         state = changes.get("state")
@@ -70,15 +70,15 @@ def change_item(timeline: Timeline, event: dict[str, Any]) -> dict[str, Any]:
     summary = timeline.summary(event)
     parent = timeline.parent(event)
     diff = timeline.diff(parent, event)
-    item = {**summary, "diff": diff, "verb": _verb(summary, diff),
-            "previous": parent["id"] if parent else None}  # fmt: skip
+    verb = "changed files" if _files_only(event) else _verb(summary, diff)
+    item = {**summary, "diff": diff, "verb": verb, "previous": parent["id"] if parent else None}
     if event["kind"] == "skill":
         before, after = timeline.skill_fields(parent), timeline.skill_fields(event)
         item["nodes"] = [event["skill"]]
         item["pinned"] = bool(before["pinned"] or after["pinned"])
         item["flagged"] = item["pinned"] and not _by_the_person(event) and \
             not (diff.get("changes", {}).keys() == {"pinned"} and not diff.get("unified_diff"))
-        item["undoable"] = parent is not None or after["state"] == "active"
+        item["undoable"] = not _files_only(event) and (parent is not None or after["state"] == "active")
     else:
         item["nodes"] = _memory_nodes(diff)
         item["pinned"] = item["flagged"] = False
@@ -115,6 +115,16 @@ def skills_used_since(home: HermesHome, when: float | None) -> list[dict[str, An
     return sorted(used, key=lambda item: -item["last_used"])
 
 
+def _files_only(event: dict[str, Any]) -> bool:
+    """A skill change of its support files alone (a curator-ledger line naming no SKILL.md,
+    or the engine's ``write_file``/``remove_file``): history keeps no copy of those files,
+    so there is nothing to put back, and undoing it must never read as undoing a new
+    skill (which archives it) when it is the first version history has of the skill."""
+    return bool(event.get("support_only")) or (
+        bool(event.get("files")) and event.get("action") in ("write_file", "remove_file")
+    )
+
+
 def _same_content(timeline: Timeline, a: dict[str, Any] | None, b: dict[str, Any]) -> bool:
     if a is None:
         return False
@@ -140,6 +150,9 @@ def undo_change(home: HermesHome, version_id: str) -> dict[str, Any]:
         return {"ok": False, "error": f"{what} changed again since this change; nothing was "
                                       "undone. The History tab can restore any version."}  # fmt: skip
     parent = timeline.parent(event)
+    if event["kind"] == "skill" and _files_only(event):
+        return {"ok": False, "error": f"This change wrote or removed support files of {what}; "
+                                      "history keeps no copy of them, so nothing was undone."}  # fmt: skip
     if parent is None:
         if event["kind"] != "skill":
             return {"ok": False, "error": f"This is the first recorded version of {what}; "

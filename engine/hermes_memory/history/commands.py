@@ -171,6 +171,8 @@ def _tail(session: str | None, sessions: list[str] | None, notes: dict[str, Any]
         for key, words in (("approved_by", "approved in"), ("proposed_by", "proposed by")):
             if notes.get(key):
                 tail += f"  {words} {ORIGIN_LABELS.get(notes[key], notes[key])}"
+    if notes and notes.get("files"):
+        tail += f"  files {', '.join(notes['files'])}"
     return tail
 
 
@@ -202,6 +204,8 @@ def _print_diff(ctx: CliContext, diff: dict[str, Any]) -> None:
     if diff["kind"] == "skill":
         for key, change in diff["changes"].items():
             ctx.print(f"  {key}: {change['before']} -> {change['after']}")
+        for path in diff.get("files") or ():
+            ctx.print(f"  support file: {path}")
         if diff["unified_diff"]:
             ctx.print(diff["unified_diff"].rstrip("\n"))
     else:

@@ -5,6 +5,12 @@ or ``hermes curator`` made, with ``before``/``after`` lists of ``{path, sha256}`
 triggering session in ``evidence.session_id``. The texts live in
 ``<home>/.curator_backups/blobs/<sha256>``. Each usable line becomes a skill event with
 the id ``ledger-<id>``; blank, malformed or hostile lines are skipped and counted.
+
+A line whose paths name no SKILL.md (``write_file``/``remove_file`` of a support file,
+a file tool writing ``references/…``) says nothing about SKILL.md: its event carries
+the support files it changed (``files``, relative to the skill's folder) and no SKILL.md
+hash or state of its own; the reader takes both from the version before it
+(:class:`~.timeline.Timeline`, the log index). It never reads as the skill gone.
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ LEDGER_NAME = ".curator_ledger.jsonl"
 LEDGER_PREFIX = "ledger-"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _ACTOR_ORIGINS = {"agent": FOREGROUND, "curator": BACKGROUND_REVIEW, "user": HAND}
-#: Ledger actions that leave a skill archived or gone, and the ones that bring it back.
+#: Ledger actions that leave a skill archived or gone.
 _GONE = {"delete": "missing", "purge": "missing", "archive": "archived"}
+#: Actions that leave the skill in place, even on a line that names only support files.
+_BACK = {"create", "restore", "rollback"}
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
 
 
@@ -43,6 +51,16 @@ def curator_blob(home: HermesHome, digest: str) -> str | None:
         return None
 
 
+def _paths(items: Any) -> list[str]:
+    if not isinstance(items, list):
+        return []
+    return [item["path"] for item in items if isinstance(item, dict) and isinstance(item.get("path"), str)]
+
+
+def _is_skill_md(path: str) -> bool:
+    return path.replace("\\", "/").rsplit("/", 1)[-1] == "SKILL.md"
+
+
 def _skill_md(items: Any) -> str | None:
     if not isinstance(items, list):
         return None
@@ -52,6 +70,16 @@ def _skill_md(items: Any) -> str | None:
             if isinstance(digest, str) and _SHA256.match(digest):
                 return digest
     return None
+
+
+def _support_file(path: str, skill: str) -> str:
+    """A support file's path inside its skill's folder (the ledger stores absolute
+    paths, perhaps of a home since moved): what follows the folder named after the
+    skill, else the file name."""
+    path = path.replace("\\", "/")
+    marker = f"/{skill}/"
+    at = path.rfind(marker)
+    return path[at + len(marker) :] if at >= 0 else path.rsplit("/", 1)[-1]
 
 
 def read_ledger(home: HermesHome) -> tuple[list[dict[str, Any]], list[str]]:
@@ -85,6 +113,7 @@ def read_ledger(home: HermesHome) -> tuple[list[dict[str, Any]], list[str]]:
         evidence = item.get("evidence") if isinstance(item.get("evidence"), dict) else {}
         session = evidence.get("session_id")
         md = _skill_md(item.get("after"))
+        paths = _paths(item.get("before")) + _paths(item.get("after"))
         event = {
             "id": LEDGER_PREFIX + str(item.get("id") or number),
             "ts": _precise(item["ts"], ts) if isinstance(item["ts"], str) else float(ts),
@@ -97,6 +126,15 @@ def read_ledger(home: HermesHome) -> tuple[list[dict[str, Any]], list[str]]:
             "state": _GONE.get(action, "active" if md else "missing"),
             "source": "ledger",
         }
+        files = list(dict.fromkeys(_support_file(path, skill) for path in paths if not _is_skill_md(path)))
+        if files:
+            event["files"] = files
+        if action not in _GONE and not any(_is_skill_md(path) for path in paths):
+            # only support files changed: SKILL.md and the state are the version before's
+            del event["md"], event["md_before"], event["state"]
+            event["support_only"] = True
+            if action in _BACK:
+                event["state"] = "active"
         if isinstance(session, str) and session:
             event["session"] = session
         events.append(event)

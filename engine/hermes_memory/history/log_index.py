@@ -42,7 +42,7 @@ from .storage import (
 )
 
 INDEX = LOG_INDEX
-VERSION = 2  # 2: the summaries show who approved a staged write
+VERSION = 3  # 2: the summaries show who approved a staged write; 3: support-file changes
 _SUMMARY_EXTRAS = SUMMARY_EXTRAS
 _MEMORY_KINDS = ("memory", "user")
 _EVENTS_FILE = 1  # Timeline's file numbers: 0 the import log, 1 the event log, None the ledger
@@ -69,7 +69,7 @@ class _Summariser:
     def __init__(self, memory_heads: dict[str, Any] | None = None, delta_base: dict[str, Any] | None = None):
         self.memory_heads: dict[str, list[Any]] = dict(memory_heads or {})  # kind -> [hashes, file]
         self.delta_base: dict[str, list[str] | None] = dict(delta_base or {})  # events.jsonl, file order
-        self.skill_heads: dict[str, tuple[str | None, bool]] = {}  # skill -> (md, pinned)
+        self.skill_heads: dict[str, tuple[str | None, bool, str]] = {}  # skill -> (md, pinned, state)
 
     def row(self, event: dict[str, Any], hashes: list[str] | None, file: int | None) -> list[Any]:
         get = event.get
@@ -80,12 +80,17 @@ class _Summariser:
                session, sessions, extras]  # fmt: skip
         if event["kind"] == "skill":
             name = event["skill"]
-            before_md, before_pinned = self.skill_heads.get(name, (None, False))
+            head = self.skill_heads.get(name)
+            before_md, before_pinned = (head[0], head[1]) if head else (None, False)
             pinned = bool(event["pinned"]) if "pinned" in event else before_pinned
-            md = get("md")
+            if "md" in event:
+                md, state = get("md"), get("state") or "active"
+            else:  # a ledger line on support files only: SKILL.md and state as before
+                md = before_md
+                state = get("state") or (head[2] if head else "active")
             changed = (before_md or "")[:20] != (md or "")[:20]  # a ledger line holds a sha256
-            self.skill_heads[name] = (md, pinned)
-            row += [name, md, pinned, get("state") or "active", changed]
+            self.skill_heads[name] = (md, pinned, state)
+            row += [name, md, pinned, state, changed]
             return row
         head = self.memory_heads.get(event["kind"])
         first_in_file = head is None or head[1] != file
@@ -105,7 +110,7 @@ class _Summariser:
             if not missing:
                 break
             if row[2] == "skill" and row[8] in missing:
-                self.skill_heads[row[8]] = (row[9], row[10])
+                self.skill_heads[row[8]] = (row[9], row[10], row[11])
                 missing.discard(row[8])
 
 

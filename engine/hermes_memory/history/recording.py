@@ -42,9 +42,10 @@ HAND = "hand"  # a person editing the files by hand (or another tool)
 UNKNOWN = "unknown"
 ORIGINS = (FOREGROUND, BACKGROUND_REVIEW, APP, HAND, UNKNOWN)
 #: The optional event fields a log summary shows: what a version restores or reverts,
-#: where an imported write came from, and for a staged write who approved it (the
-#: proposer is the origin) or, when a person edited it first, who had proposed it.
-SUMMARY_EXTRAS = ("restores", "reverts", "source", "platform", "approved_by", "proposed_by")
+#: where an imported write came from, for a staged write who approved it (the
+#: proposer is the origin) or, when a person edited it first, who had proposed it, and
+#: the support files a skill change wrote or removed.
+SUMMARY_EXTRAS = ("restores", "reverts", "source", "platform", "approved_by", "proposed_by", "files")
 ORIGIN_LABELS = {
     FOREGROUND: "agent",
     BACKGROUND_REVIEW: "background review",
@@ -251,11 +252,12 @@ def _last_skill_events(store: HistoryStore, names: set[str]) -> dict[str, dict[s
 
 def record_skill_change(
     home: HermesHome, name: str, action: str, directory: str | Path | None, *, before_text: str | None = None,
-    record: dict[str, Any] | None = None,
+    record: dict[str, Any] | None = None, files: list[str] | None = None,
 ) -> None:
     """Record a skill's state after an engine change (``before_text``: its SKILL.md as
     the engine found it, recorded first when history had not seen that text; ``record``:
-    its ``.usage.json`` record as just written, else it is read)."""
+    its ``.usage.json`` record as just written, else it is read; ``files``: the support
+    files the change wrote or removed, relative to the skill's folder)."""
     try:
         state = skill_state(home, name, directory, record=record)
         store = HistoryStore(home)
@@ -269,6 +271,8 @@ def record_skill_change(
             writer = dict(_writer.get() or {})
             origin = writer.pop("origin", APP)
             writer.pop("action", None)
+            if files:
+                writer["files"] = list(files)
             events.append(skill_event(name, state, origin=origin, action=action, **writer))
             if state["text"] is not None and (head is None or head.get("md") != state["md"]):
                 blobs[state["md"]] = state["text"]

@@ -95,6 +95,8 @@ def _from_ledger(ledger: list[dict[str, Any]], md: str | None) -> dict[str, Any]
     if md is None:
         return None
     for event in reversed(ledger):
+        if event.get("support_only"):
+            continue  # it wrote a support file, not this SKILL.md
         if (event.get("md") or "")[:20] == md:
             fields = {"origin": event.get("origin") or UNKNOWN}
             if event.get("session"):

@@ -103,6 +103,8 @@ class Timeline:
             if event["kind"] == "skill":  # a ledger line has no pin: the one before holds
                 before = chain[-1]["_pinned"] if chain else False
                 event["_pinned"] = bool(event["pinned"]) if "pinned" in event else before
+                if "md" not in event:  # a ledger line on support files only: SKILL.md as before
+                    inherit(event, chain[-1] if chain else None)
             chain.append(event)
         self._blobs: dict[str, str] | None = None
         self._blobs_partial = False  # only the texts :meth:`prefetch` asked for
@@ -248,8 +250,9 @@ class Timeline:
             ))  # fmt: skip
             changes = {key: {"before": before[key], "after": after[key]}
                        for key in ("state", "pinned") if before[key] != after[key]}  # fmt: skip
+            files = list(new.get("files") or ())  # support files it wrote or removed
             return {"kind": "skill", "skill": new["skill"], "unified_diff": "".join(lines),
-                    "changes": changes, "empty": not lines and not changes}  # fmt: skip
+                    "changes": changes, "files": files, "empty": not lines and not changes and not files}  # fmt: skip
         result = entry_diff(self.entries(old), self.entries(new))
         return {"kind": new["kind"], **result}
 
@@ -388,6 +391,14 @@ class Timeline:
         alive = current in chain[-1]["entries"]
         return {"target": target, "fingerprint": digest[:12], "current": alive,
                 "current_text": self.text(current) if alive else None, "steps": steps}  # fmt: skip
+
+
+def inherit(event: dict[str, Any], before: dict[str, Any] | None) -> None:
+    """Give a version that changed only a skill's support files the SKILL.md hash and
+    state of the version ``before`` it (an unknown SKILL.md, and active, when none)."""
+    event["md"] = before.get("md") if before is not None else None
+    if "state" not in event:
+        event["state"] = (before.get("state") or "active") if before is not None else "active"
 
 
 def chain_key(event: dict[str, Any]) -> tuple[str, str | None]:

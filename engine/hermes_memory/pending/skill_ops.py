@@ -30,7 +30,6 @@ from ..skills.writing import (
     SKILL_MD,
     SkillFileError,
     create_skill,
-    mark_usage,
     read_text_file,
     remove_support_file,
     support_content_error,
@@ -195,11 +194,7 @@ def apply_skill_plan(home: HermesHome, plan: SkillPlan) -> dict[str, Any]:
         outcome = write_support_file(home, plan.name, plan.file, plan.after or "", expected=plan.before)
     else:
         revision = revision_of(plan.before) if plan.before is not None else None
-        outcome = edit_skill(home, plan.name, plan.after or "", revision=revision)
-        if outcome.ok:
-            warning = mark_usage(home, plan.name, created=False)
-            if warning:
-                return {"success": True, "message": f"{outcome.message}. Note: {warning}"}
+        outcome = edit_skill(home, plan.name, plan.after or "", revision=revision, count_patch=True)
     if not outcome.ok:
         return {"success": False, "error": outcome.message}
     result: dict[str, Any] = {"success": True, "message": outcome.message}

@@ -97,6 +97,55 @@ def _decode_json(text: Any) -> Any:
         return text
 
 
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_UNIQUE, _PLAIN = "unique", "plain"  # the kinds of title index a lookup can seek
+#: Index seeks one title lookup may make before it reads every title instead.
+_MAX_TITLE_SEEKS = 64
+
+
+def nocase_equal(a: str, b: str) -> bool:
+    """SQLite's NOCASE equality (ASCII letters fold, nothing else) for text without NUL."""
+    return len(a) == len(b) and a.translate(_ASCII_LOWER) == b.translate(_ASCII_LOWER)
+
+
+def next_case_variant(text: str, after: str, *, strictly: bool) -> str | None:
+    """The first string in binary order at (or, ``strictly``, after) ``after`` that
+    differs from ``text`` only in the case of ASCII letters; None if there is none.
+
+    Capitals sort before small letters, so the smallest variant of a tail is the tail in
+    capitals. Walk ``after`` while a variant can follow it; where it cannot (or past
+    the end), the answer raises the last position that can still be raised."""
+    upper, lower = text.translate(_ASCII_UPPER), text.translate(_ASCII_LOWER)
+    size = len(text)
+
+    def raised_before(end: int) -> str | None:
+        # the rightmost capital before ``end`` turned small, the rest as capitals
+        for j in range(min(end, len(after)) - 1, -1, -1):
+            if after[j] == upper[j] != lower[j]:
+                return after[:j] + lower[j] + upper[j + 1 :]
+        return None
+
+    for i in range(size):
+        if i == len(after):
+            return after + upper[i:]  # ``after`` is a proper prefix: the smallest tail
+        char = after[i]
+        if char == upper[i] or char == lower[i]:
+            continue
+        if upper[i] > char:
+            return after[:i] + upper[i:]
+        if lower[i] > char:
+            return after[:i] + lower[i] + upper[i + 1 :]
+        return raised_before(i)
+    if len(after) == size and not strictly:
+        return after  # ``after`` is a variant itself
+    return raised_before(size)
+
+
+def _quoted(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
 class SessionStore:
     """One read-only connection to a ``state.db``; use it as a context manager."""
 
@@ -311,15 +360,96 @@ class SessionStore:
         return text if len(text) <= chars else text[: chars - 1] + "…"
 
     def resolve_session_by_title(self, title: str) -> str | None:
-        """The newest session whose title matches exactly (case-insensitive), if any."""
+        """The newest session whose title matches exactly (case-insensitive), if any.
+
+        Every ``session_search`` call asks this, so it must not read every session.
+        With an index on ``title`` in binary order (upstream keeps a unique one), the
+        titles that NOCASE calls equal (they differ only in the case of ASCII letters)
+        are found by seeking: the first title at or after the next possible variant is
+        read, and either matches or tells where the next variant can be. Only those
+        titles' sessions are then compared by start time. Without such an index (or
+        for a title with a NUL, which NOCASE compares in its own way) it is a scan.
+        """
         if "title" not in self.schema.session_columns or not title.strip():
             return None
+        wanted = title.strip()
+        found = self._case_variants_present(wanted) if "\x00" not in wanted else None
+        if found is None:
+            row = self.query_one(
+                "SELECT id FROM sessions WHERE title = ? COLLATE NOCASE "
+                "ORDER BY started_at DESC LIMIT 1",
+                (wanted,),
+            )
+            return row[0] if row else None
+        if not found:
+            return None
+        if len(found) == 1 and self._title_index == _UNIQUE:
+            return found[0][1]  # the one session with that title
+        titles = [title for title, _id in found]
         row = self.query_one(
-            "SELECT id FROM sessions WHERE title = ? COLLATE NOCASE "
+            f"SELECT id FROM sessions WHERE title COLLATE BINARY IN ({','.join('?' * len(titles))}) "
             "ORDER BY started_at DESC LIMIT 1",
-            (title.strip(),),
+            titles,
         )
         return row[0] if row else None
+
+    def _case_variants_present(self, wanted: str) -> list[tuple[str, Any]] | None:
+        """``(title, id)`` of the first session of each title in the database that
+        differs from ``wanted`` only in ASCII case, found by index seeks; None when that
+        cannot be done cheaply (then scan)."""
+        if not self._title_index:
+            return None
+        highest = wanted.translate(_ASCII_LOWER)
+        found: list[tuple[str, Any]] = []
+        low: str | None = wanted.translate(_ASCII_UPPER)
+        execute = self.conn.execute
+        try:
+            for _ in range(_MAX_TITLE_SEEKS):
+                if low is None:
+                    return found
+                row = execute(
+                    "SELECT title, id FROM sessions WHERE title >= ? COLLATE BINARY "
+                    "AND title <= ? COLLATE BINARY ORDER BY title COLLATE BINARY LIMIT 1",
+                    (low, highest),
+                ).fetchone()
+                if row is None:
+                    return found
+                seen = row[0]
+                if not isinstance(seen, str):
+                    return None
+                matched = nocase_equal(seen, wanted)
+                if matched:
+                    found.append((seen, row[1]))
+                low = next_case_variant(wanted, seen, strictly=matched)
+        except (sqlite3.Error, UnicodeError):
+            return None
+        return None  # too many seeks: a scan is the surer bound
+
+    @functools.cached_property
+    def _title_index(self) -> str | None:
+        """``_UNIQUE`` or ``_PLAIN`` when an index leads with ``title`` in binary order,
+        usable for the seeks of :meth:`resolve_session_by_title` (upstream's is unique
+        and partial, on the titles that are not NULL, which any range implies); else None."""
+        try:
+            usable = []
+            for index in self.conn.execute("PRAGMA index_list(sessions)").fetchall():
+                name, unique, partial = index[1], index[2], index[4]
+                columns = self.conn.execute(f"PRAGMA index_xinfo({_quoted(name)})").fetchall()
+                first = columns[0] if columns else None
+                if first is None or first[2] != "title" or str(first[4]).upper() != "BINARY":
+                    continue
+                if partial:
+                    sql = self.conn.execute(
+                        "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)
+                    ).fetchone()
+                    where = " ".join(str(sql[0] if sql else "").split()).lower()
+                    if not where.endswith("where title is not null"):
+                        continue
+                # unique on the title alone: one session per title
+                usable.append(_UNIQUE if unique and sum(1 for c in columns if c[5]) == 1 else _PLAIN)
+        except sqlite3.Error:
+            return None
+        return _UNIQUE if _UNIQUE in usable else (_PLAIN if usable else None)
 
     # --- lineage ------------------------------------------------------------------------
     def resolve_root(

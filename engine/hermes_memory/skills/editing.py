@@ -22,6 +22,7 @@ from .index import BUNDLED, Skill, SkillScan
 from .lifecycle import SkillOutcome, after_change, find_skill
 from .roots import directory_escape_reason
 from .validation import skill_md_error
+from .writing import mark_usage_record
 
 #: The largest SKILL.md shown or replaced (the agent's limit is 100,000 characters).
 MAX_SKILL_BYTES = 4 * 1024 * 1024
@@ -82,11 +83,14 @@ def edit_skill(
     *,
     revision: str | None = None,
     scan: SkillScan | None = None,
+    count_patch: bool = False,
 ) -> SkillOutcome:
     """Replace ``name``'s SKILL.md with ``content``.
 
     ``revision`` (from :func:`revision_of` of the text the person started from) makes the
-    edit refuse when the file changed on disk in the meantime.
+    edit refuse when the file changed on disk in the meantime. ``count_patch``: count it
+    in ``.usage.json`` as the agent's patch (an approved staged write), in the same read
+    of that file history takes the skill's record from.
     """
     _scan, skill, error = find_skill(home, name, scan)
     if skill is None:
@@ -132,5 +136,10 @@ def edit_skill(
             _write_bytes_atomically(path, original)
         return SkillOutcome(False, f"edit of '{name}' failed and was rolled back: {exc}", name)
     after_change(home, "edit", name)
-    record_skill_change(home, name, "edit", path.parent, before_text=original.decode("utf-8", "replace"))
-    return SkillOutcome(True, f"updated '{name}'", name, str(path))
+    record, note = None, ""
+    if count_patch:
+        warning, record = mark_usage_record(home, name, created=False)
+        note = f". Note: {warning}" if warning else ""
+    record_skill_change(home, name, "edit", path.parent, before_text=original.decode("utf-8", "replace"),
+                        record=record)  # fmt: skip
+    return SkillOutcome(True, f"updated '{name}'{note}", name, str(path))

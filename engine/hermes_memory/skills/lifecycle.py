@@ -112,13 +112,31 @@ def clear_skills_prompt_cache(home: HermesHome) -> bool:
 def find_skill(
     home: HermesHome, name: str, scan: SkillScan | None = None
 ) -> tuple[SkillScan | None, Skill | None, str | None]:
-    """``(scan, skill, None)`` or ``(scan, None, why)`` for a name from outside."""
+    """``(scan, skill, None)`` or ``(scan, None, why)`` for a name from outside.
+
+    Without a ``scan`` (or with a partial one of another skill) the skill is looked up
+    by :func:`locate_skill`: a change to one skill costs that skill, not the home."""
     reason = unsafe_name_reason(name)
     if reason:
         return scan, None, reason
-    scan = scan or SkillIndex(home).scan()
+    if scan is None or (scan.partial and scan.get(name) is None):
+        scan = locate_skill(home, name)
     skill = scan.get(name)
     return scan, skill, None if skill else f"skill '{name}' not found"
+
+
+def locate_skill(home: HermesHome, name: str) -> SkillScan:
+    """A scan holding skill ``name`` if the home has one: first only the folders named
+    after it (:meth:`SkillIndex.scan_named`: a few ``stat`` calls per top-level folder
+    and one read), and only when none of them holds it, every folder (a skill whose
+    folder is named otherwise, or no such skill). The answer is the full scan's, but
+    for one case the quick look cannot see: a second skill of the same name, in a
+    folder named otherwise, that the full scan would list first."""
+    index = SkillIndex(home)
+    scan = index.scan_named(name)
+    if scan is None or scan.get(name) is None:
+        scan = index.scan()
+    return scan
 
 
 def after_change(home: HermesHome, action: str, name: str) -> None:
@@ -650,7 +668,7 @@ class _Restore:
 
 
 def _plan_restore(
-    home: HermesHome, name: str, archived: list[ArchivedSkill], scan: SkillScan
+    home: HermesHome, name: str, archived: list[ArchivedSkill], scan: SkillScan | None
 ) -> _Restore | str:
     reason = unsafe_name_reason(name)
     if reason:
@@ -659,6 +677,10 @@ def _plan_restore(
     if item is None:
         return f"skill '{name}' not found in archive"
     restored = item.name
+    if scan is None or scan.partial:
+        # is the name in use again? Where a skill of that name would live (a skill named
+        # otherwise than its folder, found only by a full scan, is not looked for)
+        scan = SkillIndex(home).scan_named(restored) or SkillIndex(home).scan()
     if restored in scan.hub.names:
         return f"skill '{restored}' is now hub-installed; restore would shadow the upstream version"
     if restored in scan.bundled and not prune_builtins_enabled(scan.config):
@@ -687,7 +709,6 @@ def restore_many(home: HermesHome, names: list[str], *, scan: SkillScan | None =
         if reason:
             return BatchOutcome(False, reason, name)
     archived = list_archived(home)
-    scan = scan or SkillIndex(home).scan()
     plans: list[_Restore] = []
     planned: dict[str, str] = {}  # what each restored skill and destination came from
     for name in names:

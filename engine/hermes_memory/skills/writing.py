@@ -85,8 +85,14 @@ def support_file_path(skill_dir: Path, file_path: str) -> Path:
 
 def mark_usage(home: HermesHome, name: str, created: bool) -> str | None:
     """Telemetry as upstream; returns a warning when ``.usage.json`` cannot be updated."""
+    return mark_usage_record(home, name, created)[0]
 
-    def apply(data: dict[str, Any]) -> None:
+
+def mark_usage_record(home: HermesHome, name: str, created: bool) -> tuple[str | None, dict[str, Any] | None]:
+    """:func:`mark_usage`, and the skill's record as written (``{}``: it has none; None:
+    the file could not be updated), so that history need not read the file again."""
+
+    def apply(data: dict[str, Any]) -> dict[str, Any]:
         record = data.get(name)
         stamp = now_iso()
         if created:
@@ -99,12 +105,12 @@ def mark_usage(home: HermesHome, name: str, created: bool) -> str | None:
             count = record.get("patch_count")
             record["patch_count"] = (count if isinstance(count, int) else 0) + 1
             record["last_patched_at"] = stamp
+        return dict(record) if isinstance(record, dict) else {}
 
     try:
-        update_usage(home, apply)
+        return None, update_usage(home, apply)
     except (UsageError, LockTimeout, OSError) as exc:
-        return f"the change was written, but {home.skills_usage_file.name} was not updated: {exc}"
-    return None
+        return f"the change was written, but {home.skills_usage_file.name} was not updated: {exc}", None
 
 
 def _with_warning(message: str, warning: str | None) -> str:
@@ -148,8 +154,9 @@ def create_skill(home: HermesHome, name: str, content: str, category: str | None
                 folder.rmdir()
         return SkillOutcome(False, f"Could not create skill '{name}': {exc}", name)
     clear_skills_prompt_cache(home)
-    warning = mark_usage(home, name, created=True)
-    record_skill_change(home, name, "create", directory)  # who made it (the writer's origin)
+    warning, record = mark_usage_record(home, name, created=True)
+    # who made it (the writer's origin); the record as just written: one read of the file
+    record_skill_change(home, name, "create", directory, record=record)
     return SkillOutcome(True, _with_warning(f"Created skill '{name}' in {directory}.", warning),
                         name, str(directory))  # fmt: skip
 
@@ -190,8 +197,8 @@ def write_support_file(home: HermesHome, name: str, file_path: str, content: str
             return SkillOutcome(False, str(exc), name)
         return SkillOutcome(False, f"Could not write {file_path} in '{name}': {exc}", name)
     clear_skills_prompt_cache(home)
-    warning = mark_usage(home, name, created=False)
-    record_skill_change(home, name, "write_file", skill.path)
+    warning, record = mark_usage_record(home, name, created=False)
+    record_skill_change(home, name, "write_file", skill.path, record=record, files=[file_path])
     verb = "Wrote" if before is None else "Updated"
     return SkillOutcome(True, _with_warning(f"{verb} {file_path} in '{name}'.", warning), name, str(path))
 
@@ -213,6 +220,6 @@ def remove_support_file(home: HermesHome, name: str, file_path: str, *,
     except OSError as exc:
         return SkillOutcome(False, f"Could not remove {file_path} from '{name}': {exc}", name)
     clear_skills_prompt_cache(home)
-    record_skill_change(home, name, "remove_file", skill.path)
-    warning = mark_usage(home, name, created=False)
+    warning, record = mark_usage_record(home, name, created=False)
+    record_skill_change(home, name, "remove_file", skill.path, record=record, files=[file_path])
     return SkillOutcome(True, _with_warning(f"Removed {file_path} from '{name}'.", warning), name)

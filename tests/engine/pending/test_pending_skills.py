@@ -120,3 +120,22 @@ def test_skill_edit_by_text_rewrites_the_content_and_repins(queue_home):
     assert record.payload["content"] == new
     assert record.data["base_sha256"] == text_hash(skill_md(queue_home).read_text())
     assert queue.approve("5c00000a").ok and skill_md(queue_home).read_text() == new
+
+
+def test_an_approved_patch_reads_the_usage_file_once(queue_home, monkeypatch):
+    """Counting the patch and recording it in history share one read of ``.usage.json``
+    (the history took its own read after the count's, on a 3 MB file at 10,000 skills)."""
+    from hermes_memory.skills import usage
+
+    skill_md(queue_home).write_text(skill_text("docker-logs", "Use --since 10m.\n"), encoding="utf-8")
+    write_upstream(queue_home, "skills", "5c0000aa", {
+        "action": "patch", "name": "docker-logs", "old_string": "10m", "new_string": "1h"})
+    before = read_usage(queue_home).record("docker-logs").get("patch_count") or 0
+    reads: list[str] = []
+    real = usage._read_raw
+    monkeypatch.setattr(usage, "_read_raw", lambda path: reads.append(str(path)) or real(path))
+    decision = PendingQueue(queue_home).approve("5c0000aa")
+    assert decision.ok, decision.message
+    assert len(reads) == 1, reads
+    monkeypatch.undo()
+    assert read_usage(queue_home).record("docker-logs")["patch_count"] == before + 1

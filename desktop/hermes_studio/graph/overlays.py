@@ -73,7 +73,6 @@ class GraphOverlays(QObject):
         self.marked: set[str] = set()
         self.ghosts: list[GhostItem] = []
         self._pulses: dict[str, float] = {}  # reference -> when it started
-        self._fingerprints: tuple[Any, dict[str, int]] = (None, {})
         self.mark_item = pg.ScatterPlotItem(pxMode=True, antialias=True)
         self.mark_item.setZValue(1.5)
         self.pulse_item = pg.ScatterPlotItem(pxMode=True, antialias=True)
@@ -124,9 +123,7 @@ class GraphOverlays(QObject):
         found = data.index.get(ref)
         if found is not None:
             return found
-        if self._fingerprints[0] is not data:
-            self._fingerprints = (data, fingerprints(data))
-        return self._fingerprints[1].get(ref)
+        return data.cached("fingerprints", lambda: fingerprints(data)).get(ref)
 
     def _points(self, refs: list[str]) -> tuple[list[int], list[str]]:
         view, found, names = self.view, [], []

@@ -21,7 +21,7 @@ import numpy as np
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QKeyEvent, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsView, QToolTip, QWidget
 
 from ..pyqtgraph_loader import pyqtgraph as pg
 from .colours import ColourBook
@@ -61,6 +61,10 @@ LABEL_SETTLE_MS = 70
 #: edges it is also drawn without antialiasing.
 EDGE_BUDGET = 2500
 EDGE_SETTLE_MS = 180
+#: Work cut into turns of the event loop goes on after a timer of this many ms: a zero
+#: timer is a posted event, which Qt may run right after the turn before it, so that the
+#: timers and input waiting in between would wait for both.
+NEXT_TURN_MS = 1
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -136,7 +140,7 @@ class GraphView(pg.GraphicsView):
     sig_node_activated = Signal(str)  # double-click or Enter
     sig_context = Signal(str, object)  # node id, global QPoint
     sig_hovered = Signal(object)  # node id or None
-    sig_drawn = Signal()  # every node of the current graph has been handed to the canvas
+    sig_drawn = Signal()  # the current graph is drawn: nodes, edges, labels and overlays
     sig_node_toggled = Signal(str)  # Ctrl-click: add the node to the selection or take it out
     sig_current = Signal(object)  # select() moved the highlight (node id or None)
 
@@ -145,6 +149,10 @@ class GraphView(pg.GraphicsView):
         self.setObjectName("graphView")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
+        # one rectangle around what changed: the nodes, edges and labels of a new graph
+        # change all over the canvas, and a clip of many small rectangles made the first
+        # paint of 10,000 edges take 150 ms instead of 10
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.style_ = canvas_style()
         self.setBackground(self.style_.background)
         self.vb = _ViewBox(self.begin_camera_move)
@@ -165,8 +173,8 @@ class GraphView(pg.GraphicsView):
         self._fitted = False
         self._frame_items: list[Any] = []
         self._label_focus: int | None = None
-        self._importance: tuple[GraphData, np.ndarray] | None = None
         self._text_sizes: dict[tuple[str, bool], tuple[float, float]] = {}
+        self._rest_due = False  # a new graph's edges, labels and badges come next turn
         self._fit_zoom = 0.0  # pixels per map unit at the last fit (semantic zoom's 1×)
         self._labels_timer = QTimer(self)
         self._labels_timer.setSingleShot(True)
@@ -245,7 +253,7 @@ class GraphView(pg.GraphicsView):
             self._move_nodes()
             self._refresh(nodes=False)
         else:
-            self._refresh()
+            self._refresh(rest_later=True)  # the nodes now, what is over and under them next turn
 
     def set_visible(self, visible: np.ndarray) -> None:
         self.visible = np.asarray(visible, dtype=bool)
@@ -446,18 +454,38 @@ class GraphView(pg.GraphicsView):
             brush = self._brushes[key] = QBrush(QColor(r, g, b, a))
         return brush
 
-    def _refresh(self, nodes: bool = True) -> None:
+    def _refresh(self, nodes: bool = True, *, rest_later: bool = False) -> None:
+        """Draw the current graph: its nodes (unless only the selection or hover changed),
+        then the badges, edges, focus marks, labels and overlays — with ``rest_later`` on
+        the next turn of the event loop, so that a new graph's first frame is two short
+        turns, not one long one. ``sig_drawn`` follows once everything is drawn."""
         data = self.data
         if data is None:
             return
         self.shown = np.flatnonzero(self.visible)
         if nodes:
             self._draw_nodes()
-            draw_badges(self.badge_item, data, self.shown, self.pos, self._size_scale)
+        if rest_later:
+            self._rest_due = True
+            QTimer.singleShot(NEXT_TURN_MS, self, self._draw_rest_due)
+            return
+        self._draw_rest(badges=nodes or self._rest_due)
+
+    def _draw_rest_due(self) -> None:
+        if self._rest_due and shiboken6.isValid(self):  # else drawn meanwhile by a full refresh
+            self._draw_rest(badges=True)
+
+    def _draw_rest(self, badges: bool) -> None:
+        self._rest_due = False
+        if self.data is None:
+            return
+        if badges:
+            draw_badges(self.badge_item, self.data, self.shown, self.pos, self._size_scale)
         self._draw_edges()
         self._draw_focus()
         self._draw_labels()
         self.overlays.redraw()
+        self.sig_drawn.emit()
 
     def _draw_nodes(self) -> None:
         data = self.data
@@ -509,13 +537,12 @@ class GraphView(pg.GraphicsView):
             brush=np.concatenate([brushes, np.full(len(pinned), gold, dtype=object)]),
             data=np.concatenate([shown, -(pinned + 1)]),
         )
-        self.sig_drawn.emit()
 
     @property
     def drawing(self) -> bool:
-        """Whether some nodes of the current graph are still being handed to the canvas
-        (never since they are set at once; kept for callers that wait for it)."""
-        return False
+        """Whether the current graph's badges, edges and labels are still to be drawn (on
+        the turn after its nodes)."""
+        return self._rest_due
 
     def _move_nodes(self) -> None:
         """New positions for the glyphs already drawn, without restyling them (pyqtgraph
@@ -653,13 +680,8 @@ class GraphView(pg.GraphicsView):
     def _importance_order(self) -> np.ndarray:
         """Every node, most important first: pinned, then uses and relations (a memory card
         counts its links), ties by id order."""
-        data = self.data
-        assert data is not None
-        if self._importance is None or self._importance[0] is not data:
-            degree = np.array([len(n) for n in data.neighbours], dtype=np.float64)
-            score = data.use_count + 2.0 * degree + 1000.0 * data.pinned
-            self._importance = (data, np.argsort(-score, kind="stable"))
-        return self._importance[1]
+        assert self.data is not None
+        return self.data.importance_order()
 
     def _label_text(self, index: int, important: bool) -> str:
         assert self.data is not None

@@ -19,6 +19,7 @@ import functools
 import os
 import pstats
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -28,6 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "engine"))
 sys.path.insert(0, str(ROOT / "desktop"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# An installed app runs from compiled bytecode: keep it between runs, out of the tree, even
+# where the environment says not to write it (else every module imported lazily on a worker
+# thread is compiled there, holding the GIL for tens of ms, which no user's app does)
+sys.dont_write_bytecode = False
+sys.pycache_prefix = str(Path(tempfile.gettempdir()) / "hermes-app-start-pycache")
 
 SAMPLE_S = 0.002
 

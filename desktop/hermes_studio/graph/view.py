@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsView, QToolTip, QWidge
 
 from ..pyqtgraph_loader import pyqtgraph as pg
 from .colours import ColourBook
-from .glyphs import set_glyphs
+from .glyphs import distinct_styles, render_some, set_glyphs
 from .health import draw_badges, problems_text
 from .labels import (
     BOLD,
@@ -66,6 +66,9 @@ EDGE_SETTLE_MS = 180
 #: timer is a posted event, which Qt may run right after the turn before it, so that the
 #: timers and input waiting in between would wait for both.
 NEXT_TURN_MS = 1
+#: A new graph's glyph styles missing from pyqtgraph's atlas are rendered this many a turn
+#: (about 0.2 ms each; a 10,000-node home's first draw has a few hundred).
+ATLAS_PER_TURN = 60
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -131,6 +134,7 @@ class GraphView(pg.GraphicsView):
         self._label_focus: int | None = None
         self._text_sizes: dict[tuple[str, bool], tuple[float, float]] = {}
         self._rest_due = False  # a new graph's edges, labels and badges come next turn
+        self._nodes_due = False  # ... and its nodes too, once their glyphs are rendered
         self._fit_zoom = 0.0  # pixels per map unit at the last fit (semantic zoom's 1×)
         self._labels_timer = QTimer(self)
         self._labels_timer.setSingleShot(True)
@@ -419,20 +423,25 @@ class GraphView(pg.GraphicsView):
         if data is None:
             return
         self.shown = np.flatnonzero(self.visible)
-        if nodes:
-            self._draw_nodes()
         if rest_later:
             self._rest_due = True
+            self._nodes_due = not self._draw_nodes(in_turns=True)
             QTimer.singleShot(NEXT_TURN_MS, self, self._draw_rest_due)
             return
+        if nodes or self._nodes_due:
+            self._draw_nodes()
         self._draw_rest(badges=nodes or self._rest_due)
 
     def _draw_rest_due(self) -> None:
-        if self._rest_due and shiboken6.isValid(self):  # else drawn meanwhile by a full refresh
-            self._draw_rest(badges=True)
+        if not self._rest_due or not shiboken6.isValid(self):
+            return  # drawn meanwhile by a full refresh
+        if self._nodes_due:  # the glyph atlas still lacks some of the nodes' styles
+            self._refresh(rest_later=True)
+            return
+        self._draw_rest(badges=True)
 
     def _draw_rest(self, badges: bool) -> None:
-        self._rest_due = False
+        self._rest_due = self._nodes_due = False
         if self.data is None:
             return
         if badges:
@@ -443,7 +452,10 @@ class GraphView(pg.GraphicsView):
         self.overlays.redraw()
         self.sig_drawn.emit()
 
-    def _draw_nodes(self) -> None:
+    def _draw_nodes(self, in_turns: bool = False) -> bool:
+        """Hand the shown nodes to the canvas; with ``in_turns``, first render at most
+        :data:`ATLAS_PER_TURN` glyph styles the atlas lacks, and say False (not drawn) when
+        more are left for later turns."""
         data = self.data
         assert data is not None
         shown = self.shown
@@ -483,16 +495,22 @@ class GraphView(pg.GraphicsView):
         diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, MIN_NODE_PX)
         pins = np.empty(len(pinned), dtype=object)
         pins[:] = [pin_symbol(d) for d in diameters.tolist()]
+        styles = {
+            "size": np.concatenate([np.maximum(sizes, MIN_NODE_PX), np.full(len(pinned), PIN_BOX)]),
+            "symbol": np.concatenate([symbols, pins]),
+            "pen": np.concatenate([np.full(len(shown), outline_pen, dtype=object), np.full(len(pinned), pin_pen, dtype=object)]),
+            "brush": np.concatenate([brushes, np.full(len(pinned), gold, dtype=object)]),
+        }
+        if in_turns and len(shown) and not render_some(self.node_item, distinct_styles(**styles)[0], ATLAS_PER_TURN):
+            return False  # the glyphs not rendered yet: more of them on the next turn
         set_glyphs(
             self.node_item,
             x=np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
             y=np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
-            size=np.concatenate([np.maximum(sizes, MIN_NODE_PX), np.full(len(pinned), PIN_BOX)]),
-            symbol=np.concatenate([symbols, pins]),
-            pen=np.concatenate([np.full(len(shown), outline_pen, dtype=object), np.full(len(pinned), pin_pen, dtype=object)]),
-            brush=np.concatenate([brushes, np.full(len(pinned), gold, dtype=object)]),
             data=np.concatenate([shown, -(pinned + 1)]),
+            **styles,
         )
+        return True
 
     @property
     def drawing(self) -> bool:

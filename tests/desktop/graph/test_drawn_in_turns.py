@@ -114,3 +114,34 @@ def test_what_drawing_and_the_table_need_is_made_off_the_ui_thread(make_panel, d
     panel.twin.model.sort(4)  # a click on "Uses" only sorts
     assert {"category_names", "radii", "importance_order", "sort key 0", "sort key 4"} <= {n for n, _ in made}
     assert [name for name, on_ui in made if on_ui] == []
+
+
+def test_glyphs_not_rendered_yet_are_rendered_over_several_turns(view, snapshot, monkeypatch, qtbot):
+    from hermes_studio.graph import view as view_module
+
+    monkeypatch.setattr(view_module, "ATLAS_PER_TURN", 2)  # the demo's styles then take many turns
+    data = snapshot.data
+    turns: list[int] = []
+    view.sig_drawn.connect(lambda: turns.append(len(view.node_item.fragmentAtlas)))
+    view.set_graph(data, snapshot.layout, np.ones(data.size, dtype=bool), keep_camera=False)
+    assert view.drawing and len(view.node_item.data) == 0  # not one glyph drawn half-styled
+    assert len(view.node_item.fragmentAtlas) == 2
+    qtbot.waitUntil(lambda: bool(turns), timeout=10000)
+    assert turns[0] > 4
+    assert _glyph_nodes(view) == set(range(data.size))
+    assert _edge_count(view) == len(data.edges) and view.node_labels.labels
+
+
+def test_a_filter_applied_while_glyphs_are_rendered_in_turns_is_kept(view, snapshot, monkeypatch, qtbot):
+    from hermes_studio.graph import view as view_module
+
+    monkeypatch.setattr(view_module, "ATLAS_PER_TURN", 2)
+    data = snapshot.data
+    view.set_graph(data, snapshot.layout, np.ones(data.size, dtype=bool), keep_camera=False)
+    assert view.drawing
+    half = np.arange(data.size) % 2 == 1
+    view.set_visible(half)  # drawn at once, every glyph it needs rendered now
+    assert not view.drawing and _glyph_nodes(view) == set(np.flatnonzero(half).tolist())
+    qtbot.wait(100)  # the turns that were due change nothing
+    assert _glyph_nodes(view) == set(np.flatnonzero(half).tolist())
+    assert _edge_count(view) == int((half[data.edges[:, 0]] & half[data.edges[:, 1]]).sum())

@@ -30,6 +30,11 @@ import time
 from pathlib import Path
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
+# An installed app runs from compiled bytecode: keep it between runs, out of the tree, even
+# where the environment says not to write it (else every module imported lazily on a worker
+# thread is compiled there, holding the GIL for tens of ms, which no user's app does)
+sys.dont_write_bytecode = False
+sys.pycache_prefix = str(Path(tempfile.gettempdir()) / "hermes-app-start-pycache")
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="hermes-modes-cache-")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "engine"))

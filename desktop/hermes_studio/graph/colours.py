@@ -186,10 +186,10 @@ class ColourBook:
             rgb[data.kind == MEMORY] = QColor(style.memory).getRgb()[:3]
         else:
             self.assign(data.category_names())  # the biggest categories first
-            names, which = np.unique(np.asarray(data.categories, dtype=object), return_inverse=True)
-            colours = self.category_colours([str(name) for name in names], style)
-            table = np.array([colours[str(name)].getRgb()[:3] for name in names], dtype=np.int64)
-            rgb = table.reshape(-1, 3)[which.reshape(-1)]
+            names, which = data.category_codes()
+            colours = self.category_colours(names, style)
+            table = np.array([colours[name].getRgb()[:3] for name in names], dtype=np.int64)
+            rgb = table.reshape(-1, 3)[which]
         group = self.group_of(data)
         for position, (_query, colour) in enumerate(self.groups):
             rgb[group == position] = QColor(colour).getRgb()[:3]
@@ -210,9 +210,7 @@ class ColourBook:
             return entries
         names = data.category_names()
         colours = self.category_colours(names, style)
-        counts: dict[str, int] = {}
-        for category in data.categories:
-            counts[category] = counts.get(category, 0) + 1
+        counts = data.category_counts()
         entries.extend(
             LegendEntry(name, colours[name], "category", name == MEMORY_CATEGORY, counts[name]) for name in names
         )

@@ -10,6 +10,8 @@ usage record has one, else the payload ``timestamp`` (its last activity); a memo
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -40,6 +42,16 @@ class GraphData:
     memory_text: dict[str, str] = field(default_factory=dict)
     index: dict[str, int] = field(default_factory=dict)
     neighbours: list[np.ndarray] = field(default_factory=list)
+    #: values derived from this snapshot, made once: the worker makes them (:func:`warm`)
+    #: before the snapshot reaches the UI thread, which then only looks them up
+    derived: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def cached(self, name: str, make: Callable[[], Any]) -> Any:
+        """The derived value ``name``, made by ``make()`` the first time it is asked for."""
+        value = self.derived.get(name)
+        if value is None:
+            value = self.derived[name] = make()
+        return value
 
     @property
     def size(self) -> int:
@@ -55,14 +67,42 @@ class GraphData:
 
     def category_names(self) -> list[str]:
         """Categories by size, largest first (ties by name); ``memory`` last."""
-        counts: dict[str, int] = {}
-        for category in self.categories:
-            counts[category] = counts.get(category, 0) + 1
-        names = sorted(counts, key=lambda c: (c == "memory", -counts[c], c))
-        return names
+        counts = self.category_counts()
+        return list(self.cached("category_names", lambda: sorted(counts, key=lambda c: (c == "memory", -counts[c], c))))
+
+    def category_counts(self) -> dict[str, int]:
+        """How many nodes each category has."""
+        return self.cached("category_counts", lambda: dict(Counter(self.categories)))
+
+    def category_codes(self) -> tuple[list[str], np.ndarray]:
+        """The distinct categories (sorted) and, per node, the position of its own among them."""
+
+        def make() -> tuple[list[str], np.ndarray]:
+            names, which = np.unique(np.asarray(self.categories, dtype=object), return_inverse=True)
+            return [str(name) for name in names], which.reshape(-1)
+
+        return self.cached("category_codes", make)
 
     def radii(self) -> np.ndarray:
-        return node_radius(self.use_count, self.pinned, self.faded, self.kind == MEMORY)
+        """Each node's radius in map units (read-only: shared by every caller)."""
+
+        def make() -> np.ndarray:
+            radii = node_radius(self.use_count, self.pinned, self.faded, self.kind == MEMORY)
+            radii.setflags(write=False)
+            return radii
+
+        return self.cached("radii", make)
+
+    def importance_order(self) -> np.ndarray:
+        """Every node, most important first: pinned, then uses and relations (a memory card
+        counts its links), ties by id order (which labels the canvas shows first)."""
+
+        def make() -> np.ndarray:
+            degree = np.fromiter(map(len, self.neighbours), dtype=np.float64, count=len(self.neighbours))
+            score = self.use_count + 2.0 * degree + 1000.0 * self.pinned
+            return np.argsort(-score, kind="stable")
+
+        return self.cached("importance_order", make)
 
     def layout_graph(self) -> LayoutGraph:
         return LayoutGraph(self.ids, self.categories, self.times, self.radii(), self.edges)

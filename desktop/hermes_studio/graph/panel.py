@@ -42,7 +42,7 @@ from .pages import CanvasPages
 from .prompts import confirm_archive, confirm_delete
 from .sidebar import SidePanel
 from .timeline import HistoryReplay, TimelineScrubber, replayed_ids
-from .view import GraphView
+from .view import NEXT_TURN_MS, GraphView
 from .workers import GraphJobs, GraphSnapshot, GraphWorker
 
 REBUILD_KINDS = {"memory", "user", "skills", "config"}
@@ -68,6 +68,7 @@ class GraphPanel(QWidget):
         self._growth: tuple = ()
         self._incoming: GraphSnapshot | None = None  # shown on the next turn
         self._awaiting_draw = False
+        self._followed_data: GraphData | None = None  # the snapshot data the legend, table and details show
         self.ready = False
         self._closed = False
         self._select_after: str | None = None
@@ -236,10 +237,10 @@ class GraphPanel(QWidget):
         self.sig_ready.emit()
 
     def _apply_snapshot(self, snapshot: GraphSnapshot) -> None:
-        """Show a snapshot over two turns of the event loop, so that neither blocks the UI
-        for long: the panels around the canvas first, then the canvas (whose nodes arrive
-        in slices) together with ``self.snapshot``/``self.data``; ``sig_ready`` follows the
-        last slice."""
+        """Show a snapshot over four turns of the event loop, so that none blocks the UI for
+        long: the panels around the canvas first; then the canvas's nodes, together with
+        ``self.snapshot``/``self.data``, the table and the details; then its edges, labels
+        and badges; then the legend and the overview, and ``sig_ready``."""
         if self._closed:
             return
         data = snapshot.data
@@ -258,7 +259,7 @@ class GraphPanel(QWidget):
             self.sidebar.seed_unused_dates(data)
             self._growth = snapshot.growth or growth_histogram(data)
         self.scrubber.set_data(*self._growth, [ring.start for ring in snapshot.layout.rings])
-        QTimer.singleShot(0, self, functools.partial(self._draw_snapshot, snapshot, self.state))
+        QTimer.singleShot(NEXT_TURN_MS, self, functools.partial(self._draw_snapshot, snapshot, self.state))
 
     def _draw_snapshot(self, snapshot: GraphSnapshot, state: FilterState) -> None:
         if self._closed or snapshot is not self._incoming:
@@ -270,27 +271,36 @@ class GraphPanel(QWidget):
             self.mask = visible_mask(data, self.state)
         self.snapshot, self.data, self.error = snapshot, data, None
         self.view.set_graph(data, snapshot.layout, self.mask, keep_camera=not first)
-        if not same_data:
-            self._show_legend()
-        self.twin.graph_changed()
+        self.twin.graph_changed()  # (the table and the one selection)
         if self._select_after and self._select_after in data.index:
             self.view.select(self._select_after)
             self._select_after = None
         self._update_count()
         self._sync_details()
-        if not same_data:
-            self._show_overview(snapshot.overview)
         self._awaiting_draw = True
-        if not self.view.drawing:  # else once the last slice of nodes is on the canvas
+        if not self.view.drawing:  # else once its edges and labels are drawn too
             self._drawn()
 
     def _drawn(self) -> None:
+        """The canvas shows the new snapshot: the legend and the overview follow it on the
+        next turn of the event loop (each turn stays short), then ``sig_ready``."""
         if self._awaiting_draw and not self._closed:
             self._awaiting_draw = False
-            self.ready = True
-            self.sig_ready.emit()
-            # the first switch of mode will find its positions ready
-            self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
+            QTimer.singleShot(NEXT_TURN_MS, self, functools.partial(self._follow_snapshot, self.snapshot))
+
+    def _follow_snapshot(self, snapshot: GraphSnapshot | None) -> None:
+        if self._closed or snapshot is None or snapshot is not self.snapshot:
+            return  # a newer snapshot was drawn meanwhile: it follows instead
+        data = snapshot.data
+        fresh = data is not self._followed_data  # (else a new layout of the same nodes)
+        self._followed_data = data
+        if fresh:
+            self._show_legend()
+            self._show_overview(snapshot.overview)
+        self.ready = True
+        self.sig_ready.emit()
+        # the first switch of mode will find its positions ready
+        self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
 
     def _show_overview(self, whole: str = "") -> None:
         """The overview of what is shown: the snapshot's own while nothing is filtered out,

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence, QMouseEvent, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView, QWidget
 
@@ -93,6 +93,21 @@ def _ranks(texts: list[str]) -> np.ndarray:
     return ranks
 
 
+def sort_key(data: GraphData, column: int) -> np.ndarray:
+    """Column ``column``'s sort key of every node of ``data``: a number (NaN when there is
+    none) or a text's rank. Made once per snapshot, by whichever thread asks first (the
+    graph worker makes them all once the graph is drawn)."""
+
+    def make() -> np.ndarray:
+        _name, _header, kind, value, _text = COLUMNS[column]
+        nodes = data.nodes
+        if kind == _NUMBER:
+            return np.fromiter((value(node) for node in nodes), dtype=np.float64, count=len(nodes))
+        return _ranks([value(node).casefold() for node in nodes])
+
+    return data.cached(f"sort key {column}", make)
+
+
 #: The roles the table answers; Qt asks for about ten per cell on every paint.
 _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole,
                     Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.ToolTipRole})
@@ -112,29 +127,18 @@ class NodeTableModel(QAbstractTableModel):
         self.marked = np.zeros(0, dtype=bool)  # node index -> drawn selected
         self._keys: dict[int, np.ndarray] = {}
         self._order: np.ndarray | None = None  # every node, in the sort order
-        self._warm: list[int] = []  # columns whose keys are still to compute
 
     # --- what is shown ---------------------------------------------------------------------
     def set_graph(self, data: GraphData, mask: np.ndarray) -> None:
-        """A new snapshot (its sort keys are computed again, lazily)."""
+        """A new snapshot. Its sort keys come with it (the graph worker makes them once the
+        graph is drawn, so that the first click on a header only sorts), else are made
+        when first needed."""
         self.beginResetModel()
         self.data_ = data
         self._keys, self._order = {}, None
         self.marked = np.zeros(data.size, dtype=bool)
         self._place(np.asarray(mask, dtype=bool))
         self.endResetModel()
-        self._warm = [c for c in range(len(COLUMNS)) if c not in self._keys]
-        QTimer.singleShot(0, self, self._warm_next)
-
-    def _warm_next(self) -> None:
-        """Compute the other columns' sort keys one per turn of the event loop, so the first
-        click on a header only sorts."""
-        while self._warm:
-            column = self._warm.pop(0)
-            if column not in self._keys and self.data_ is not None:
-                self._key(column)
-                QTimer.singleShot(0, self, self._warm_next)
-                return
 
     def set_mask(self, mask: np.ndarray) -> None:
         mask = np.asarray(mask, dtype=bool)
@@ -172,14 +176,8 @@ class NodeTableModel(QAbstractTableModel):
         """One sortable value per node: a number (NaN when there is none) or a text's rank."""
         key = self._keys.get(column)
         if key is None:
-            _name, _header, kind, value, _text = COLUMNS[column]
             assert self.data_ is not None
-            nodes = self.data_.nodes
-            if kind == _NUMBER:
-                key = np.fromiter((value(node) for node in nodes), dtype=np.float64, count=len(nodes))
-            else:
-                key = _ranks([value(node).casefold() for node in nodes])
-            self._keys[column] = key
+            key = self._keys[column] = sort_key(self.data_, column)
         return key
 
     def _sorted(self, column: int, order: Qt.SortOrder) -> np.ndarray:

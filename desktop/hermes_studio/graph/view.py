@@ -21,10 +21,11 @@ import numpy as np
 import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QKeyEvent, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem, QToolTip, QWidget
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsView, QToolTip, QWidget
 
 from ..pyqtgraph_loader import pyqtgraph as pg
 from .colours import ColourBook
+from .glyphs import distinct_styles, render_some, set_glyphs
 from .health import draw_badges, problems_text
 from .labels import (
     BOLD,
@@ -61,6 +62,13 @@ LABEL_SETTLE_MS = 70
 #: edges it is also drawn without antialiasing.
 EDGE_BUDGET = 2500
 EDGE_SETTLE_MS = 180
+#: Work cut into turns of the event loop goes on after a timer of this many ms: a zero
+#: timer is a posted event, which Qt may run right after the turn before it, so that the
+#: timers and input waiting in between would wait for both.
+NEXT_TURN_MS = 1
+#: A new graph's glyph styles missing from pyqtgraph's atlas are rendered this many a turn
+#: (about 0.2 ms each; a 10,000-node home's first draw has a few hundred).
+ATLAS_PER_TURN = 60
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -68,51 +76,6 @@ _ARROWS = {
     Qt.Key.Key_Up: (0.0, 1.0),
     Qt.Key.Key_Down: (0.0, -1.0),
 }
-
-
-def set_glyphs(
-    item: Any, *, x: np.ndarray, y: np.ndarray, size: np.ndarray, symbol: np.ndarray,
-    pen: np.ndarray, brush: np.ndarray, data: np.ndarray,
-) -> None:
-    """Give a pixel-mode ``pg.ScatterPlotItem`` all its glyphs at once (every style given
-    per glyph; ``symbol``, ``pen`` and ``brush`` object arrays).
-
-    ``setData`` looks each glyph's style up in the glyph atlas in Python, about 40 µs a
-    glyph (0.4 s of UI thread at 10,000 nodes); the nodes share a few hundred styles, so
-    this looks up each distinct style once and hands the record array over whole.
-    """
-    n = len(x)
-    # (np.empty initialises a record with object fields element by element: 5× slower)
-    glyphs = np.repeat(np.empty(1, dtype=item.data.dtype), n)
-    glyphs["x"], glyphs["y"], glyphs["size"] = x, y, size
-    glyphs["symbol"], glyphs["pen"], glyphs["brush"] = symbol, pen, brush
-    glyphs["data"] = data
-    glyphs["visible"] = True
-    glyphs["hovered"] = False
-    if n:
-        sizes = np.ascontiguousarray(size, dtype=np.float64)
-        # one integer per style: each column as small codes, combined (a 1-D unique is fast)
-        key = np.zeros(n, dtype=np.int64)
-        for column in (
-            np.fromiter(map(id, symbol), np.int64, n), sizes.view(np.int64),
-            np.fromiter(map(id, pen), np.int64, n), np.fromiter(map(id, brush), np.int64, n),
-        ):
-            values, codes = np.unique(column, return_inverse=True)
-            key = key * len(values) + codes.reshape(-1)
-        _, first, which = np.unique(key, return_index=True, return_inverse=True)
-        atlas = item.fragmentAtlas
-        if len(atlas) > 1000 and len(atlas) > 4 * len(first):
-            atlas.clear()  # (pyqtgraph's own rule for dropping glyphs no longer used)
-        styles = [(symbol[i], float(sizes[i]), pen[i], brush[i]) for i in first.tolist()]
-        rects = np.array([tuple(r) for r in atlas[styles]], dtype=glyphs["sourceRect"].dtype)
-        glyphs["sourceRect"] = rects[which.reshape(-1)]
-    item.data = glyphs
-    item.prepareGeometryChange()
-    item.informViewBoundsChanged()
-    item.bounds = [None, None]
-    item._updateMaxSpotSizes(data=glyphs)
-    item.invalidate()
-    item.sigPlotChanged.emit(item)
 
 
 class _ViewBox(pg.ViewBox):
@@ -136,7 +99,7 @@ class GraphView(pg.GraphicsView):
     sig_node_activated = Signal(str)  # double-click or Enter
     sig_context = Signal(str, object)  # node id, global QPoint
     sig_hovered = Signal(object)  # node id or None
-    sig_drawn = Signal()  # every node of the current graph has been handed to the canvas
+    sig_drawn = Signal()  # the current graph is drawn: nodes, edges, labels and overlays
     sig_node_toggled = Signal(str)  # Ctrl-click: add the node to the selection or take it out
     sig_current = Signal(object)  # select() moved the highlight (node id or None)
 
@@ -145,6 +108,10 @@ class GraphView(pg.GraphicsView):
         self.setObjectName("graphView")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
+        # one rectangle around what changed: the nodes, edges and labels of a new graph
+        # change all over the canvas, and a clip of many small rectangles made the first
+        # paint of 10,000 edges take 150 ms instead of 10
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.style_ = canvas_style()
         self.setBackground(self.style_.background)
         self.vb = _ViewBox(self.begin_camera_move)
@@ -165,8 +132,9 @@ class GraphView(pg.GraphicsView):
         self._fitted = False
         self._frame_items: list[Any] = []
         self._label_focus: int | None = None
-        self._importance: tuple[GraphData, np.ndarray] | None = None
         self._text_sizes: dict[tuple[str, bool], tuple[float, float]] = {}
+        self._rest_due = False  # a new graph's edges, labels and badges come next turn
+        self._nodes_due = False  # ... and its nodes too, once their glyphs are rendered
         self._fit_zoom = 0.0  # pixels per map unit at the last fit (semantic zoom's 1×)
         self._labels_timer = QTimer(self)
         self._labels_timer.setSingleShot(True)
@@ -245,7 +213,7 @@ class GraphView(pg.GraphicsView):
             self._move_nodes()
             self._refresh(nodes=False)
         else:
-            self._refresh()
+            self._refresh(rest_later=True)  # the nodes now, what is over and under them next turn
 
     def set_visible(self, visible: np.ndarray) -> None:
         self.visible = np.asarray(visible, dtype=bool)
@@ -446,20 +414,48 @@ class GraphView(pg.GraphicsView):
             brush = self._brushes[key] = QBrush(QColor(r, g, b, a))
         return brush
 
-    def _refresh(self, nodes: bool = True) -> None:
+    def _refresh(self, nodes: bool = True, *, rest_later: bool = False) -> None:
+        """Draw the current graph: its nodes (unless only the selection or hover changed),
+        then the badges, edges, focus marks, labels and overlays — with ``rest_later`` on
+        the next turn of the event loop, so that a new graph's first frame is two short
+        turns, not one long one. ``sig_drawn`` follows once everything is drawn."""
         data = self.data
         if data is None:
             return
         self.shown = np.flatnonzero(self.visible)
-        if nodes:
+        if rest_later:
+            self._rest_due = True
+            self._nodes_due = not self._draw_nodes(in_turns=True)
+            QTimer.singleShot(NEXT_TURN_MS, self, self._draw_rest_due)
+            return
+        if nodes or self._nodes_due:
             self._draw_nodes()
-            draw_badges(self.badge_item, data, self.shown, self.pos, self._size_scale)
+        self._draw_rest(badges=nodes or self._rest_due)
+
+    def _draw_rest_due(self) -> None:
+        if not self._rest_due or not shiboken6.isValid(self):
+            return  # drawn meanwhile by a full refresh
+        if self._nodes_due:  # the glyph atlas still lacks some of the nodes' styles
+            self._refresh(rest_later=True)
+            return
+        self._draw_rest(badges=True)
+
+    def _draw_rest(self, badges: bool) -> None:
+        self._rest_due = self._nodes_due = False
+        if self.data is None:
+            return
+        if badges:
+            draw_badges(self.badge_item, self.data, self.shown, self.pos, self._size_scale)
         self._draw_edges()
         self._draw_focus()
         self._draw_labels()
         self.overlays.redraw()
+        self.sig_drawn.emit()
 
-    def _draw_nodes(self) -> None:
+    def _draw_nodes(self, in_turns: bool = False) -> bool:
+        """Hand the shown nodes to the canvas; with ``in_turns``, first render at most
+        :data:`ATLAS_PER_TURN` glyph styles the atlas lacks, and say False (not drawn) when
+        more are left for later turns."""
         data = self.data
         assert data is not None
         shown = self.shown
@@ -499,23 +495,28 @@ class GraphView(pg.GraphicsView):
         diameters = np.maximum(2.0 * data.radii()[pinned] * self._size_scale, MIN_NODE_PX)
         pins = np.empty(len(pinned), dtype=object)
         pins[:] = [pin_symbol(d) for d in diameters.tolist()]
+        styles = {
+            "size": np.concatenate([np.maximum(sizes, MIN_NODE_PX), np.full(len(pinned), PIN_BOX)]),
+            "symbol": np.concatenate([symbols, pins]),
+            "pen": np.concatenate([np.full(len(shown), outline_pen, dtype=object), np.full(len(pinned), pin_pen, dtype=object)]),
+            "brush": np.concatenate([brushes, np.full(len(pinned), gold, dtype=object)]),
+        }
+        if in_turns and len(shown) and not render_some(self.node_item, distinct_styles(**styles)[0], ATLAS_PER_TURN):
+            return False  # the glyphs not rendered yet: more of them on the next turn
         set_glyphs(
             self.node_item,
             x=np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
             y=np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
-            size=np.concatenate([np.maximum(sizes, MIN_NODE_PX), np.full(len(pinned), PIN_BOX)]),
-            symbol=np.concatenate([symbols, pins]),
-            pen=np.concatenate([np.full(len(shown), outline_pen, dtype=object), np.full(len(pinned), pin_pen, dtype=object)]),
-            brush=np.concatenate([brushes, np.full(len(pinned), gold, dtype=object)]),
             data=np.concatenate([shown, -(pinned + 1)]),
+            **styles,
         )
-        self.sig_drawn.emit()
+        return True
 
     @property
     def drawing(self) -> bool:
-        """Whether some nodes of the current graph are still being handed to the canvas
-        (never since they are set at once; kept for callers that wait for it)."""
-        return False
+        """Whether the current graph's badges, edges and labels are still to be drawn (on
+        the turn after its nodes)."""
+        return self._rest_due
 
     def _move_nodes(self) -> None:
         """New positions for the glyphs already drawn, without restyling them (pyqtgraph
@@ -653,13 +654,8 @@ class GraphView(pg.GraphicsView):
     def _importance_order(self) -> np.ndarray:
         """Every node, most important first: pinned, then uses and relations (a memory card
         counts its links), ties by id order."""
-        data = self.data
-        assert data is not None
-        if self._importance is None or self._importance[0] is not data:
-            degree = np.array([len(n) for n in data.neighbours], dtype=np.float64)
-            score = data.use_count + 2.0 * degree + 1000.0 * data.pinned
-            self._importance = (data, np.argsort(-score, kind="stable"))
-        return self._importance[1]
+        assert self.data is not None
+        return self.data.importance_order()
 
     def _label_text(self, index: int, important: bool) -> str:
         assert self.data is not None

@@ -47,6 +47,8 @@ from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from graph_build import generate  # noqa: E402
+from hermes_studio.app import UI_SWITCH_INTERVAL_S  # noqa: E402
+from hermes_studio.gc_policy import UiThreadCollector  # noqa: E402
 from hermes_studio.graph import GraphPanel  # noqa: E402
 from hermes_studio.graph.layout import CLUSTERS, TIMELINE  # noqa: E402
 from hermes_studio.graph.workers import PositionCache  # noqa: E402
@@ -205,6 +207,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
+    # The app's own process settings (see hermes_studio.app.main): a short GIL switch
+    # interval, and the cycle collector on the UI thread only.
+    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
+    UiThreadCollector(app).start()
     heart = Heartbeat()
     ok = all([run(int(size), args.rounds, heart) for size in args.sizes.split(",")])
     load = os.getloadavg()

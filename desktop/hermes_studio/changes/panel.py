@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ..settings import Settings
@@ -37,6 +37,9 @@ MAX_SHOWN = 200
 MAX_UNSEEN = 500
 #: Equal timestamps: the next fetch starts this far back and drops the ids already shown.
 OVERLAP_SECONDS = 1.0
+#: A card lays out rich text (several milliseconds each): this many per turn of the event
+#: loop keeps the window responsive while a long listing fills in.
+CARDS_PER_TURN = 3
 
 
 def node_ref(node_id: str) -> str:
@@ -153,29 +156,50 @@ class ChangesPanel(QWidget):
         if not result.get("ok"):
             self._show_error(str(result.get("error") or "no reason given"))
             feed.note.setText("What changed since your last look cannot be shown until the history is readable.")
-        else:
-            changes = result.get("changes") or []
-            for change in changes:
-                self.shown_ids.add(str(change.get("id")))
-                feed.add(self._card(change), top=False)
-                if self.last_seen is not None and change.get("verb") not in ("archived", "removed"):
-                    # (on a first look everything is new: nothing is marked)
-                    self.unseen.update(str(ref) for ref in change.get("nodes") or [])
-            feed.heading.setText(self._since_heading(result))
-            feed.note.setText(self._since_note(result))
-            newest = max((float(c.get("ts") or 0) for c in changes), default=0.0)
-            # What this listing had is "since you last looked", also the versions the limit
-            # left out (the capture at open can record thousands at once): the live feed
-            # starts after its newest. (The listing runs after every capture queued before
-            # it, so no half-recorded capture straddles this line.)
-            self.live_since = max(self.opened_at, newest)
-            self._trim_unseen()
-            self.sig_marks.emit(set(self.unseen))
+            self._since_shown()
+            return
+        changes = result.get("changes") or []
+        for change in changes:
+            self.shown_ids.add(str(change.get("id")))
+            if self.last_seen is not None and change.get("verb") not in ("archived", "removed"):
+                # (on a first look everything is new: nothing is marked)
+                self.unseen.update(str(ref) for ref in change.get("nodes") or [])
+        feed.heading.setText(self._since_heading(result))
+        feed.note.setText(self._since_note(result))
+        newest = max((float(c.get("ts") or 0) for c in changes), default=0.0)
+        # What this listing had is "since you last looked", also the versions the limit
+        # left out (the capture at open can record thousands at once): the live feed
+        # starts after its newest. (The listing runs after every capture queued before
+        # it, so no half-recorded capture straddles this line.)
+        self.live_since = max(self.opened_at, newest)
+        self._trim_unseen()
+        self.sig_marks.emit(set(self.unseen))
+        self._add_in_turns(feed, changes, top=False, then=self._since_shown)
+
+    def _since_shown(self) -> None:
         self.ready = True
         self.sig_ready.emit()
         if self._fetch_again:  # a capture landed while this was listed
             self._fetch_again = False
             self.fetch_live()
+
+    def _add_in_turns(self, feed: _Feed, changes: list[dict[str, Any]], *, top: bool, then) -> None:
+        """Make and add the cards of ``changes`` a few per turn of the event loop, in order,
+        then call ``then``."""
+        waiting = list(changes)
+
+        def step() -> None:
+            if not shiboken6.isValid(self):
+                return
+            for change in waiting[:CARDS_PER_TURN]:
+                feed.add(self._card(change), top=top)
+            del waiting[:CARDS_PER_TURN]
+            if waiting:
+                QTimer.singleShot(1, step)
+            else:
+                then()
+
+        step()
 
     def _since_heading(self, result: dict[str, Any]) -> str:
         if self.last_seen is None:
@@ -221,27 +245,30 @@ class ChangesPanel(QWidget):
         self.workspace.call("changes_since", params, self._alive(self._live_loaded), ordered=True)
 
     def _live_loaded(self, result: dict[str, Any]) -> None:
-        self._fetching = False
         if not result.get("ok"):
             self._show_error(str(result.get("error") or "no reason given"))
-        else:
-            if self.error is not None:
-                self.error = None
-                self.banner.hide()
-            fresh = [c for c in reversed(result.get("changes") or []) if str(c.get("id")) not in self.shown_ids]
-            pulses: list[str] = []
-            for change in fresh:  # oldest first, so the newest ends on top
-                self.shown_ids.add(str(change.get("id")))
-                self.live_feed.add(self._card(change), top=True)
-                pulses += [str(ref) for ref in change.get("nodes") or []]
-                self.live_since = max(self.live_since, float(change.get("ts") or 0) - OVERLAP_SECONDS)
-                self.sig_live.emit(change)
-            if fresh:
-                self.live_feed.note.setText(f"{len(self.live_feed.cards)} change(s) since this home was opened.")
-                self.unseen.update(pulses)
-                self._trim_unseen()
-                self.sig_marks.emit(set(self.unseen))
-                self.sig_pulse.emit(pulses)
+            self._live_shown([])
+            return
+        if self.error is not None:
+            self.error = None
+            self.banner.hide()
+        fresh = [c for c in reversed(result.get("changes") or []) if str(c.get("id")) not in self.shown_ids]
+        for change in fresh:  # oldest first, so the newest ends on top
+            self.shown_ids.add(str(change.get("id")))
+            self.live_since = max(self.live_since, float(change.get("ts") or 0) - OVERLAP_SECONDS)
+        self._add_in_turns(self.live_feed, fresh, top=True, then=lambda: self._live_shown(fresh))
+
+    def _live_shown(self, fresh: list[dict[str, Any]]) -> None:
+        self._fetching = False  # (only now: a next fetch's cards go above these)
+        pulses = [str(ref) for change in fresh for ref in change.get("nodes") or []]
+        for change in fresh:
+            self.sig_live.emit(change)
+        if fresh:
+            self.live_feed.note.setText(f"{len(self.live_feed.cards)} change(s) since this home was opened.")
+            self.unseen.update(pulses)
+            self._trim_unseen()
+            self.sig_marks.emit(set(self.unseen))
+            self.sig_pulse.emit(pulses)
         if self._fetch_again:
             self._fetch_again = False
             self.fetch_live()

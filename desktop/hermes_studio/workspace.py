@@ -79,8 +79,10 @@ class LocalBackend:
 
     def graph_builder(self):
         from hermes_memory.learning.graph import GraphBuilder
+        from hermes_memory.skills.shared_index import shared_index
 
-        return GraphBuilder(self.home)
+        # the index the history captures use too: they read only the files that changed
+        return GraphBuilder(self.home, shared_index(self.home))
 
     def close(self) -> None:
         pass

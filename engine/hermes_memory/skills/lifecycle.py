@@ -63,6 +63,7 @@ from .roots import (
 )
 from .usage import (
     UsageError,
+    UsageSnapshot,
     empty_record,
     read_usage,
     update_usage,
@@ -558,13 +559,14 @@ def _archive_folders(archive_dir: Path) -> list[Path]:
     return found
 
 
-def list_archived(home: HermesHome) -> list[ArchivedSkill]:
+def list_archived(home: HermesHome, usage: UsageSnapshot | None = None) -> list[ArchivedSkill]:
     """Skills in ``skills/.archive`` (nested ones too), newest archive first for each
-    name. Each ``name`` round-trips through :func:`restore_skill`."""
+    name. Each ``name`` round-trips through :func:`restore_skill`. ``usage``: the
+    records a caller has just read (else they are read here)."""
     archive_dir = home.skills_archive_dir
     if not _stays_inside(archive_dir, home.skills_dir):
         return []  # never read through a link out of the skills root
-    usage = read_usage(home)
+    usage = usage if usage is not None else read_usage(home)
     found: list[ArchivedSkill] = []
     for directory in _archive_folders(archive_dir):
         name = _archived_name(directory)

@@ -69,6 +69,9 @@ class GraphPanel(QWidget):
         self._incoming: GraphSnapshot | None = None  # shown on the next turn
         self._awaiting_draw = False
         self.ready = False
+        #: lay out the other mode once a graph is drawn (the window holds this back until
+        #: its start-up reads are done, then calls :meth:`prepare_other_mode`)
+        self.prepare_when_drawn = True
         self._closed = False
         self._select_after: str | None = None
         self._editor: EditorDialog | None = None
@@ -289,7 +292,13 @@ class GraphPanel(QWidget):
             self._awaiting_draw = False
             self.ready = True
             self.sig_ready.emit()
-            # the first switch of mode will find its positions ready
+            if self.prepare_when_drawn:
+                self.prepare_other_mode()
+
+    def prepare_other_mode(self) -> None:
+        """Lay out the mode not shown, in the background: the first switch of mode will
+        find its positions ready."""
+        if not self._closed:
             self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
 
     def _show_overview(self, whole: str = "") -> None:

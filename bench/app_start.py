@@ -3,7 +3,7 @@
 For the demo home and homes of 1,000 and 10,000 learned skills, prints:
 
 * launch: ``hermes-studio --home H --screenshot F`` as a whole process (interpreter start
-  to exit), with a fresh cache folder (no saved positions: a first launch) and again
+  to exit, through the command's own entry point and exit), with a fresh cache folder (no saved positions: a first launch) and again
   with the positions the first launch saved (a relaunch); each run must have captured
   the drawn graph, never the "Reading…" page;
 * floor: a bare PySide6 process that opens a window of the same size, grabs it to a PNG
@@ -75,10 +75,11 @@ app.processEvents()
 sys.exit(0 if window.grab().save(sys.argv[1], "PNG") else 1)
 """
 
-# The app's own main(), plus what only its process can see. Reports one JSON line.
+# The ``hermes-studio`` command's own main() and exit, plus what only its process can
+# see. Reports one JSON line, as the process leaves.
 PROBE = """
 import json, resource, sys, time
-from hermes_studio import app
+from hermes_studio import app, launch
 from hermes_studio.graph.panel import GraphPanel
 from hermes_studio.graph.layout import CLUSTERS, TIMELINE
 
@@ -145,11 +146,15 @@ def wait_ready(self, timeout_ms=3000):
     return ready
 GraphPanel.wait_ready = wait_ready
 
+leave = launch.leave
+def report_and_leave(code):
+    report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("PROBE " + json.dumps(report))
+    leave(code)
+launch.leave = report_and_leave
+
 argv = [a for a in sys.argv[1:] if a != "--idle"]
-code = app.main(argv)
-report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print("PROBE " + json.dumps(report))
-sys.exit(code)
+sys.exit(launch.main(argv))
 """
 
 

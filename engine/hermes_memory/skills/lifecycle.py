@@ -62,6 +62,7 @@ from .roots import (
     unsafe_name_reason,
 )
 from .usage import (
+    MOVE_INTENT_FILE,
     UsageError,
     UsageSnapshot,
     empty_record,
@@ -566,7 +567,10 @@ def list_archived(home: HermesHome, usage: UsageSnapshot | None = None) -> list[
     archive_dir = home.skills_archive_dir
     if not _stays_inside(archive_dir, home.skills_dir):
         return []  # never read through a link out of the skills root
-    usage = usage if usage is not None else read_usage(home)
+    if usage is None:
+        if not os.path.lexists(home.skills_dir / MOVE_INTENT_FILE) and not _archive_folders(archive_dir):
+            return []  # nothing archived, and no move half done to finish: no records to read
+        usage = read_usage(home)  # (finishes a half-done move first)
     found: list[ArchivedSkill] = []
     for directory in _archive_folders(archive_dir):
         name = _archived_name(directory)

@@ -61,6 +61,9 @@ NARROW_WIDTH = 1180
 #: The Inbox's and Changes' first reads, the watch and the other mode's layout start once
 #: the graph is drawn, or after this long without one.
 FOLLOWERS_AT_LATEST_MS = 30_000
+#: The watch and the other mode's layout start this long after the start-up reads, so the
+#: first moments with the graph on screen (and a screenshot) have the machine to themselves.
+BACKGROUND_AFTER_MS = 400
 #: How long Quit waits for a save chosen in its question.
 SAVE_ON_QUIT_MS = 10000
 
@@ -169,7 +172,8 @@ class MainWindow(QMainWindow):
         self.workspace.capture_history()
         self.inbox.refresh()
         self.changes.load_since()
-        self.workspace.after_queued_work(self._start_background)
+        self.workspace.after_queued_work(
+            lambda: QTimer.singleShot(BACKGROUND_AFTER_MS, self, self._start_background))
 
     def _start_background(self) -> None:
         """Once the start-up reads are done (nothing on screen waits for these): watch the

@@ -581,6 +581,21 @@ def session_revert(home: HermesHome, session_id: str, dry_run: bool = True) -> d
     return history_service.revert(home, session_id, dry_run=dry_run)
 
 
+def history_versions(home: HermesHome) -> dict:
+    """When each version was recorded and of what, oldest first: ``{"ok", "points": [{"ts",
+    "kind"}], "problems"}`` (the graph's date scrubber). From the log's summary index, so
+    nothing is replayed: a fraction of :func:`history_growth` at 10,000 versions."""
+    from .history.log_index import summary_rows
+    from .history.storage import HistoryError
+
+    try:
+        rows, problems = summary_rows(home)
+        points = sorted(({"ts": row[1], "kind": row[2]} for row in rows), key=lambda point: point["ts"])
+    except (HistoryError, OSError, IndexError, TypeError) as exc:
+        return {"ok": False, "error": f"History cannot be read: {exc}"}
+    return {"ok": True, "points": points, "problems": problems}
+
+
 # --- history: changes (the Changes tab's feed) ----------------------------------------
 # Items are history versions with "diff", "verb", "previous", "nodes", "pinned", "flagged"
 # and "undoable"; see hermes_memory.history.changes.

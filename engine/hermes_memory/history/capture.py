@@ -142,10 +142,10 @@ def _local_skills(home: HermesHome, usage: Any = None) -> dict[str, str]:
 
 
 def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]]:
-    from ..skills.usage import read_usage  # (skills imports the history: import late)
+    from ..skills.usage import read_usage_shared  # (skills imports the history: import late)
 
     timeline = Timeline(home, lazy=True)  # skill versions need no memory replays
-    usage = read_usage(home)  # once for all the skills
+    usage = read_usage_shared(home)  # once for all the skills (read-only here)
     skills = _local_skills(home, usage)
     names = set(skills) | {
         name for name in timeline.skill_names()

@@ -67,6 +67,7 @@ from .usage import (
     UsageSnapshot,
     empty_record,
     read_usage,
+    read_usage_shared,
     update_usage,
 )
 from .validation import name_error
@@ -570,7 +571,7 @@ def list_archived(home: HermesHome, usage: UsageSnapshot | None = None) -> list[
     if usage is None:
         if not os.path.lexists(home.skills_dir / MOVE_INTENT_FILE) and not _archive_folders(archive_dir):
             return []  # nothing archived, and no move half done to finish: no records to read
-        usage = read_usage(home)  # (finishes a half-done move first)
+        usage = read_usage_shared(home)  # (only looked at; finishes a half-done move first)
     found: list[ArchivedSkill] = []
     for directory in _archive_folders(archive_dir):
         name = _archived_name(directory)

@@ -169,7 +169,7 @@ class MainWindow(QMainWindow):
         if self._followers_started:
             return
         self._followers_started = True
-        self.workspace.capture_history()
+        self.workspace.capture_history(at_open=True)
         self.inbox.refresh()
         self.changes.load_since()
         self.workspace.after_queued_work(

@@ -228,6 +228,8 @@ class Workspace(QObject):
         self._watch_starter: threading.Thread | None = None
         self._watch_cancel = threading.Event()
         self._watch_wanted = watch and not self.remote
+        # (reports what changed since now once the watch is in place: see capture_history)
+        self._catch_up_from_open = self._watch_wanted and watch_later
         self._closed = False
         self._reconnect = QTimer(self)
         self._reconnect.setSingleShot(True)
@@ -258,6 +260,8 @@ class Workspace(QObject):
         if not self._watch_wanted or self._closed:
             return
         self._watch_wanted = False
+        if not catch_up:
+            self._catch_up_from_open = False
         if not self.home.path.is_dir():
             self.sig_error.emit(f"No Hermes home at {self.home.path}.")
             return
@@ -428,14 +432,17 @@ class Workspace(QObject):
         return self._submit(self._writer if ordered else self._reader, work, on_done)
 
     # --- history ------------------------------------------------------------------------
-    def capture_history(self) -> None:
+    def capture_history(self, *, at_open: bool = False) -> None:
         """Record what someone else changed (the agent's writes) as history versions.
 
-        The window asks once at open (after its graph is drawn); the Workspace runs one per
-        batch of disk events. On the writer thread, so a view's own history call queued
-        after it sees the new versions. When something was
+        The window asks once at open (``at_open``, after its graph is drawn); the Workspace
+        runs one per batch of disk events. On the writer thread, so a view's own history
+        call queued after it sees the new versions. When something was
         recorded, ``Change("history", "disk")`` follows: the views that list history only
         read it again. A request while one runs makes one more capture afterwards.
+        A Workspace that watches later, catching up from when it was made, lets the capture
+        at open trust the skills scan the graph made since (any change after that scan
+        is reported by the watch and captured next).
         """
         if not (self.remote or self.home.path.is_dir()):
             return  # no home (yet): nothing to record, and nothing is created
@@ -444,12 +451,13 @@ class Workspace(QObject):
             return
         self._capturing = True
         backend = self.backend
+        params = {"scanned_after_ns": self.opened_ns} if at_open and self._catch_up_from_open else {}
 
         def work() -> Any:
             try:
                 if getattr(backend, "remote", False):
                     return backend.call("history_capture", {}, write=True)
-                return backend.call("history_capture", {})
+                return backend.call("history_capture", params)
             except Exception as exc:
                 return _failure("history_capture", exc, True, getattr(backend, "host", None))
 

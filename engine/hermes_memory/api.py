@@ -506,9 +506,11 @@ def history_restore(home: HermesHome, version_id: str, entry: str | None = None)
     return history_service.restore(home, version_id, entry)
 
 
-def history_capture(home: HermesHome) -> dict:
-    """Record changes made outside the engine (call at open and on each file event)."""
-    return history_service.capture(home)
+def history_capture(home: HermesHome, scanned_after_ns: int | None = None) -> dict:
+    """Record changes made outside the engine (call at open and on each file event).
+    ``scanned_after_ns``: the caller watches the home for every change since then, so a
+    scan of the skills this process started after it is trusted (the app at open)."""
+    return history_service.capture(home, scanned_after_ns)
 
 
 def history_import_sessions(home: HermesHome) -> dict:

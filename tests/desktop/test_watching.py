@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from hermes_memory.fileio import atomic_write_text
+from hermes_memory.history.storage import HistoryStore
 from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.memory.status import read_store_status
@@ -280,6 +281,9 @@ def test_the_window_watches_once_its_start_up_reads_are_done_and_misses_nothing(
         assert "made-while-opening" not in window.graph.data.index  # the first graph was read before
         _until_watching(qtbot, window.workspace)
         qtbot.waitUntil(lambda: window.graph.data is not None and "made-while-opening" in window.graph.data.index,
+                        timeout=20000)  # fmt: skip
+        # and history records it (the capture at open trusted the graph's earlier scan)
+        qtbot.waitUntil(lambda: "made-while-opening" in {e.get("skill") for e in HistoryStore(home).read_events().events},
                         timeout=20000)  # fmt: skip
     finally:
         window.close()

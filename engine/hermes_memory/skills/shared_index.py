@@ -11,21 +11,47 @@ CLI command, gets a fresh index that goes with its last user.
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 import weakref
+from collections.abc import Iterable
 
 from ..home import HermesHome
-from .index import SkillIndex
+from .index import SkillIndex, SkillScan
 
 _lock = threading.Lock()
-_indexes: weakref.WeakValueDictionary[HermesHome, SkillIndex] = weakref.WeakValueDictionary()
+_indexes: weakref.WeakValueDictionary[HermesHome, SharedIndex] = weakref.WeakValueDictionary()
 
 
-def shared_index(home: HermesHome) -> SkillIndex:
+class SharedIndex(SkillIndex):
+    """A :class:`SkillIndex` that remembers when its newest scan started."""
+
+    def __init__(self, home: HermesHome) -> None:
+        super().__init__(home)
+        self._newest: tuple[int, SkillScan] | None = None
+        self._newest_lock = threading.Lock()
+
+    def scan(self, changed: Iterable[str | os.PathLike[str]] | None = None) -> SkillScan:
+        started = time.time_ns()
+        result = super().scan(changed)
+        with self._newest_lock:
+            if self._newest is None or self._newest[0] <= started:
+                self._newest = (started, result)
+        return result
+
+    def scanned_after(self, when_ns: int) -> SkillScan | None:
+        """The newest scan if it started at ``when_ns`` or later, else None."""
+        with self._newest_lock:
+            newest = self._newest
+        return newest[1] if newest is not None and newest[0] >= when_ns else None
+
+
+def shared_index(home: HermesHome) -> SharedIndex:
     """The index of ``home`` others in this process use (made now if nobody holds one)."""
     with _lock:
         index = _indexes.get(home)
         if index is None:
-            index = SkillIndex(home)
+            index = SharedIndex(home)
             _indexes[home] = index
         return index

@@ -143,3 +143,19 @@ def test_erasing_history_removes_the_stamps(home, skills, settled):
     assert stamp_file(home).exists()
     HistoryStore(home).forget()
     assert not stamp_file(home).exists()
+
+
+def test_a_capture_trusts_a_scan_made_after_the_time_it_is_given(home, skills, settled):
+    import time as clock
+
+    opened = clock.time_ns()
+    index = shared_index(home)
+    index.scan()  # the graph's scan, after the app opened the home
+    late = write_skill(home, "made-after-the-scan") / "SKILL.md"
+    age(late, late.parent, home.skills_dir)
+    opened_files = opened_during(lambda: capture(home, scanned_after_ns=opened))
+    assert "made-after-the-scan" not in {e.get("skill") for e in events(home)}  # the watch reports it
+    assert str(late) not in opened_files
+    # a capture without that promise checks every folder, and so does one given a later time
+    assert capture(home, scanned_after_ns=clock.time_ns())["recorded"] == 1
+    assert events(home)[-1]["skill"] == "made-after-the-scan"

@@ -35,6 +35,7 @@ from .graph import GraphPanel
 from .graph import actions as graph_actions
 from .graph import sidebar as graph_sidebar
 from .graph.homes import HomeSwitcher, RecentHomes
+from .graph.layout import CLUSTERS, TIMELINE
 from .graph.style import DARK_CANVAS, LIGHT_CANVAS
 from .icons import app_icon
 from .inbox import InboxPanel
@@ -101,7 +102,9 @@ class MainWindow(QMainWindow):
 
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Views")
-        self.graph = GraphPanel(self.workspace, self)
+        remembered = self.settings.home_value(home.label, "graph", {})
+        first_mode = CLUSTERS if isinstance(remembered, dict) and remembered.get("mode") == "clusters" else TIMELINE
+        self.graph = GraphPanel(self.workspace, self, mode=first_mode)
         self.graph.prepare_when_drawn = False  # the other mode's layout waits for the start-up reads
         self.tabs.addTab(self.graph, "Learning graph")
         self.home_switcher = HomeSwitcher(

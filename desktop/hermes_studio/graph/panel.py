@@ -54,13 +54,17 @@ class GraphPanel(QWidget):
     sig_ready = Signal()  # a snapshot (or a failure) has been shown
     sig_action_done = Signal(dict)  # an action's engine result
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None, *, start: bool = True) -> None:
+    def __init__(
+        self, workspace: Workspace, parent: QWidget | None = None, *, start: bool = True, mode: str = TIMELINE
+    ) -> None:
+        """``mode``: the one the first graph is laid out in (the window passes the one
+        remembered for the home, so the first graph is not laid out twice)."""
         super().__init__(parent)
         self.setObjectName("graphPanel")
         self.workspace = workspace
         self.home: HermesHome = workspace.home
         self.state = FilterState()
-        self.mode = TIMELINE
+        self.mode = mode if mode in (TIMELINE, CLUSTERS) else TIMELINE
         self.snapshot: GraphSnapshot | None = None
         self.data: GraphData | None = None
         self.mask = np.zeros(0, dtype=bool)
@@ -85,6 +89,8 @@ class GraphPanel(QWidget):
         workspace.sig_changed.connect(self._on_change)
 
         self._build()
+        if self.mode == CLUSTERS:
+            self.clusters_button.setChecked(True)  # (set_mode sees the mode is set already)
         # the home's colours: palette slots given so far, the person's own colours, groups
         self.colour_book = ColourBook.from_json(Settings().home_value(self.home.label, "colours"))
         self.view.book = self.colour_book

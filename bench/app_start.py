@@ -3,8 +3,9 @@
 For the demo home and homes of 1,000 and 10,000 learned skills, prints:
 
 * launch: ``hermes-studio --home H --screenshot F`` as a whole process (interpreter start
-  to exit, through the command's own entry point and exit), with a fresh cache folder (no saved positions: a first launch) and again
-  with the positions the first launch saved (a relaunch); each run must have captured
+  to exit, through the command's own entry point and exit), with fresh cache and settings
+  folders (no saved positions or settings: a first launch) and again with what the first
+  launch saved (a relaunch); each run must have captured
   the drawn graph, never the "Reading…" page;
 * floor: a bare PySide6 process that opens a window of the same size, grabs it to a PNG
   and exits, in alternate rounds with the launches (best of each kept);
@@ -166,6 +167,9 @@ def _env(cache: Path) -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     env["XDG_CACHE_HOME"] = str(cache)
+    # the settings too (the graph's mode, filters, view): a first launch remembers nothing,
+    # and what another run left for the home (say Clusters) does not change the figures
+    env["XDG_CONFIG_HOME"] = str(cache / "config")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "engine"), str(ROOT / "desktop"), env.get("PYTHONPATH", "")])
     return env
 

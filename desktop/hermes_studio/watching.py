@@ -108,6 +108,12 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
         _timer: threading.Timer | None = None
         changed_since: list[bytes] | None = None  # what the first walk found changed
 
+        def _add_callback(self, path: bytes) -> None:
+            # A folder made while the first walk runs is found by the walk and again by its
+            # creation event: watch it once (watchdog would warn of the second).
+            if path not in self._active_callbacks_by_path:
+                super()._add_callback(path)
+
         def _add_all_callbacks(self, path: bytes) -> None:
             """Watch ``path`` and the folders below it: one ``scandir`` per folder (no
             ``stat`` per folder, unlike ``os.walk`` and a link check). The first walk,

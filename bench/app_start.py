@@ -3,8 +3,9 @@
 For the demo home and homes of 1,000 and 10,000 learned skills, prints:
 
 * launch: ``hermes-studio --home H --screenshot F`` as a whole process (interpreter start
-  to exit), with a fresh cache folder (no saved positions: a first launch) and again
-  with the positions the first launch saved (a relaunch); each run must have captured
+  to exit, through the command's own entry point and exit), with fresh cache and settings
+  folders (no saved positions or settings: a first launch) and again with what the first
+  launch saved (a relaunch); each run must have captured
   the drawn graph, never the "Reading…" page;
 * floor: a bare PySide6 process that opens a window of the same size, grabs it to a PNG
   and exits, in alternate rounds with the launches (best of each kept);
@@ -14,7 +15,7 @@ For the demo home and homes of 1,000 and 10,000 learned skills, prints:
   loop between the window being shown and the graph being drawn (a 10 ms heartbeat
   timer), and CPU use over 3 s of idling once the graph is shown and the start-up work
   after it is done (the other mode laid out in advance, the history capture at open, the
-  Inbox's and Changes' first reads).
+  Inbox's and Changes' first reads, the folder watch started after them).
 
 Targets: first launch ≤ 1.8× the floor on the demo home, ≤ 3× at 1,000 skills and ≤ 6×
 at 10,000; peak RSS ≤ 300 MB at 10,000; idle CPU 0 % (< 1 % of a core); longest UI
@@ -75,10 +76,11 @@ app.processEvents()
 sys.exit(0 if window.grab().save(sys.argv[1], "PNG") else 1)
 """
 
-# The app's own main(), plus what only its process can see. Reports one JSON line.
+# The ``hermes-studio`` command's own main() and exit, plus what only its process can
+# see. Reports one JSON line, as the process leaves.
 PROBE = """
 import json, resource, sys, time
-from hermes_studio import app
+from hermes_studio import app, launch
 from hermes_studio.graph.panel import GraphPanel
 from hermes_studio.graph.layout import CLUSTERS, TIMELINE
 
@@ -127,8 +129,11 @@ def wait_ready(self, timeout_ms=3000):
         window = self.window()
         workspace = getattr(window, "workspace", None)
 
-        def starting():  # the other mode's layout in advance, the capture and first reads at open
+        def starting():  # the other mode's layout in advance, the capture and first reads at
+            # open, the watch (started once those are done)
             if not self.worker.jobs.layouts.has(other) or (workspace is not None and workspace.capturing):
+                return True
+            if workspace is not None and getattr(workspace, "watch_starting", False):
                 return True
             return not all(getattr(getattr(window, name, None), "ready", True) for name in ("inbox", "changes"))
 
@@ -142,11 +147,15 @@ def wait_ready(self, timeout_ms=3000):
     return ready
 GraphPanel.wait_ready = wait_ready
 
+leave = launch.leave
+def report_and_leave(code):
+    report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("PROBE " + json.dumps(report))
+    leave(code)
+launch.leave = report_and_leave
+
 argv = [a for a in sys.argv[1:] if a != "--idle"]
-code = app.main(argv)
-report["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print("PROBE " + json.dumps(report))
-sys.exit(code)
+sys.exit(launch.main(argv))
 """
 
 
@@ -158,6 +167,9 @@ def _env(cache: Path) -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     env["XDG_CACHE_HOME"] = str(cache)
+    # the settings too (the graph's mode, filters, view): a first launch remembers nothing,
+    # and what another run left for the home (say Clusters) does not change the figures
+    env["XDG_CONFIG_HOME"] = str(cache / "config")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "engine"), str(ROOT / "desktop"), env.get("PYTHONPATH", "")])
     return env
 

@@ -35,6 +35,7 @@ from .graph import GraphPanel
 from .graph import actions as graph_actions
 from .graph import sidebar as graph_sidebar
 from .graph.homes import HomeSwitcher, RecentHomes
+from .graph.layout import CLUSTERS, TIMELINE
 from .graph.style import DARK_CANVAS, LIGHT_CANVAS
 from .icons import app_icon
 from .inbox import InboxPanel
@@ -58,6 +59,12 @@ LAZY_TABS = {"memory": "Memory", "history": "History", "sessions": "Sessions"}
 DEFAULT_SIZE = (1200, 800)
 #: Below this width the graph's filter panel folds away (View ▸ Side panels brings it back).
 NARROW_WIDTH = 1180
+#: The Inbox's and Changes' first reads, the watch and the other mode's layout start once
+#: the graph is drawn, or after this long without one.
+FOLLOWERS_AT_LATEST_MS = 30_000
+#: The watch and the other mode's layout start this long after the start-up reads, so the
+#: first moments with the graph on screen (and a screenshot) have the machine to themselves.
+BACKGROUND_AFTER_MS = 400
 #: How long Quit waits for a save chosen in its question.
 SAVE_ON_QUIT_MS = 10000
 
@@ -86,7 +93,8 @@ class MainWindow(QMainWindow):
         self.resize(*DEFAULT_SIZE)
         self.setMinimumSize(900, 600)
 
-        self.workspace = Workspace(home)
+        # watched once the start-up reads are done (see _start_followers)
+        self.workspace = Workspace(home, watch_later=True)
         self.workspace.sig_error.connect(self._show_error)
         self.history = History(self.workspace, self)
         self.history.sig_report.connect(self._history_report)
@@ -94,7 +102,10 @@ class MainWindow(QMainWindow):
 
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Views")
-        self.graph = GraphPanel(self.workspace, self)
+        remembered = self.settings.home_value(home.label, "graph", {})
+        first_mode = CLUSTERS if isinstance(remembered, dict) and remembered.get("mode") == "clusters" else TIMELINE
+        self.graph = GraphPanel(self.workspace, self, mode=first_mode)
+        self.graph.prepare_when_drawn = False  # the other mode's layout waits for the start-up reads
         self.tabs.addTab(self.graph, "Learning graph")
         self.home_switcher = HomeSwitcher(
             home, self.open_home, demo=demo, open_demo=self._open_demo_home, parent=self
@@ -111,6 +122,7 @@ class MainWindow(QMainWindow):
         self.changes = ChangesPanel(self.workspace, self.settings, self.history, self, start=False)
         self._followers_started = False
         self.graph.sig_ready.connect(self._start_followers)
+        QTimer.singleShot(FOLLOWERS_AT_LATEST_MS, self, self._start_followers)  # (should no graph come)
         self.tabs.addTab(self.changes, "Changes")
         changes_wiring.connect(self)  # marks, pulses and ghost nodes on the graph
         self.tabs.addTab(QWidget(), LAZY_TABS["history"])
@@ -160,9 +172,21 @@ class MainWindow(QMainWindow):
         if self._followers_started:
             return
         self._followers_started = True
-        self.workspace.capture_history()
+        self.workspace.capture_history(at_open=True)
         self.inbox.refresh()
         self.changes.load_since()
+        self.workspace.after_queued_work(
+            lambda: QTimer.singleShot(BACKGROUND_AFTER_MS, self, self._start_background))
+
+    def _start_background(self) -> None:
+        """Once the start-up reads are done (nothing on screen waits for these): watch the
+        home (what changed since it opened is reported then) and lay out the other mode."""
+        if not shiboken6.isValid(self):
+            return
+        self.workspace.start_watching()
+        self.graph.prepare_when_drawn = True
+        if self.graph.ready:
+            self.graph.prepare_other_mode()
 
     # --- the tabs made on first show ------------------------------------------------------
     @property

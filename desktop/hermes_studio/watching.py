@@ -12,7 +12,15 @@ Two things the stock watchdog observer does that a home of 10,000 skills cannot 
   events were lost) and the handler gets one :class:`QueueOverflowEvent`, on which it
   must re-read everything it shows, since any event may have been lost.
 
-On platforms without inotify the platform observer is used with the same event filter.
+Starting a watch adds one inotify watch per folder (11,000 of them at 10,000 skills), so
+the app starts it once the graph is drawn and the first reads are done. Whatever changed
+in between is not lost: given ``since_ns``, the walk that adds the watches also looks at
+each file's and folder's modification and change times, and each one changed since then
+arrives as a :class:`ChangedSinceEvent` (as if it had been watched all along). A start
+can be cancelled (the window closed meanwhile): the walk stops at the next folder.
+
+On platforms without inotify the platform observer is used with the same event filter,
+and ``since_ns`` makes one :class:`QueueOverflowEvent` (re-read everything) instead.
 """
 
 from __future__ import annotations
@@ -51,6 +59,22 @@ class QueueOverflowEvent(FileSystemEvent):
     is_synthetic = True
 
 
+class ChangedSinceEvent(FileSystemEvent):
+    """``src_path`` (a file, or a folder whose entries changed) changed after the
+    ``since_ns`` the watch was started with, before its watch was in place."""
+
+    event_type = "changed"
+    is_synthetic = True
+
+
+class WatchCancelled(Exception):
+    """The start of a watch was cancelled (see :func:`content_observer`)."""
+
+
+# What the walk of the starting watch group needs; set on the thread that starts it.
+_starting = threading.local()
+
+
 #: What the watch reports: changes of content, never reads or attribute changes.
 CONTENT_EVENTS = [
     FileCreatedEvent,
@@ -62,6 +86,7 @@ CONTENT_EVENTS = [
     FileMovedEvent,
     DirMovedEvent,
     QueueOverflowEvent,
+    ChangedSinceEvent,
 ]
 
 
@@ -81,6 +106,51 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
         overflowed: Callable[[], None] = staticmethod(lambda: None)  # set by the emitter
         _last_overflow = 0.0
         _timer: threading.Timer | None = None
+        changed_since: list[bytes] | None = None  # what the first walk found changed
+
+        def _add_callback(self, path: bytes) -> None:
+            # A folder made while the first walk runs is found by the walk and again by its
+            # creation event: watch it once (watchdog would warn of the second).
+            if path not in self._active_callbacks_by_path:
+                super()._add_callback(path)
+
+        def _add_all_callbacks(self, path: bytes) -> None:
+            """Watch ``path`` and the folders below it: one ``scandir`` per folder (no
+            ``stat`` per folder, unlike ``os.walk`` and a link check). The first walk,
+            of a watch being started, can be cancelled and reports what changed since
+            ``since_ns`` (see the module's notes)."""
+            cancelled = getattr(_starting, "cancelled", None)
+            since_ns = getattr(_starting, "since_ns", None)
+            _starting.cancelled = _starting.since_ns = None  # (folders made later: plain walks)
+            changed: list[bytes] = []
+            self._add_callback(path)
+            if not (self.is_recursive and os.path.isdir(path)):
+                return
+            if since_ns is not None and _changed_since(os.stat(path), since_ns):
+                changed.append(path)
+            follow = self.follow_symlink
+            stack = [path]
+            while stack:
+                if cancelled is not None and cancelled.is_set():
+                    raise WatchCancelled(os.fsdecode(path))
+                folder = stack.pop()
+                try:
+                    with os.scandir(folder) as entries:
+                        listed = list(entries)
+                except OSError:
+                    continue  # gone or unreadable meanwhile, as with os.walk
+                for entry in listed:
+                    try:
+                        is_folder = entry.is_dir(follow_symlinks=follow)
+                        if since_ns is not None and _changed_since(entry.stat(follow_symlinks=False), since_ns):
+                            changed.append(entry.path)
+                    except OSError:
+                        continue
+                    if is_folder:
+                        self._add_callback(entry.path)
+                        stack.append(entry.path)
+            if since_ns is not None:
+                self.changed_since = changed
 
         def on_queue_overflow(self) -> None:  # on the inotify reader thread
             with self._lock:
@@ -133,36 +203,82 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
             super().deactivate()
 
     class CalmEmitter(InotifyEmitter):
+        def __init__(self, *args, since_ns: int | None = None, cancelled: threading.Event | None = None,
+                     **kwargs) -> None:  # fmt: skip
+            super().__init__(*args, **kwargs)
+            self._since_ns, self._cancelled = since_ns, cancelled
+
         def on_thread_start(self) -> None:
-            group = CalmWatchGroup(
-                self._inotify_fd,
-                os.fsencode(self.watch.path),
-                is_recursive=self.watch.is_recursive,
-                event_mask=self.get_event_mask_from_filter(),
-                follow_symlink=self.watch.follow_symlink,
-            )
+            _starting.since_ns, _starting.cancelled = self._since_ns, self._cancelled
+            try:
+                group = CalmWatchGroup(
+                    self._inotify_fd,
+                    os.fsencode(self.watch.path),
+                    is_recursive=self.watch.is_recursive,
+                    event_mask=self.get_event_mask_from_filter(),
+                    follow_symlink=self.watch.follow_symlink,
+                )
+            finally:
+                _starting.since_ns = _starting.cancelled = None
             group.overflowed = lambda: self.queue_event(QueueOverflowEvent(self.watch.path))
             self._inotify = group
+            for path in group.changed_since or ():
+                self.queue_event(ChangedSinceEvent(os.fsdecode(path)))
+            group.changed_since = None
 
         def get_event_mask_from_filter(self):  # noqa: ANN201 - watchdog's Mask type
             # Attribute changes carry no content (SQLite chmods its WAL on a read-only open).
             return super().get_event_mask_from_filter() & ~InotifyConstants.IN_ATTRIB
 
     class CalmInotifyObserver(InotifyObserver):
-        def __init__(self) -> None:
+        def __init__(self, since_ns: int | None = None, cancelled: threading.Event | None = None) -> None:
             self._inotify_fd = InotifyFD()
             self._inotify_fd.start()
-            BaseObserver.__init__(self, CalmEmitter, inotify_fd=self._inotify_fd)
+            BaseObserver.__init__(
+                self, CalmEmitter, inotify_fd=self._inotify_fd, since_ns=since_ns, cancelled=cancelled
+            )
 
     return CalmInotifyObserver
+
+
+def _changed_since(info: os.stat_result, since_ns: int) -> bool:
+    return max(info.st_mtime_ns, info.st_ctime_ns) >= since_ns
 
 
 _OBSERVER_CLASS = _inotify_observer_class()
 
 
-def content_observer(path: str, handler: FileSystemEventHandler) -> BaseObserver:
-    """An observer (not started) reporting content changes anywhere below ``path``."""
-    observer = _OBSERVER_CLASS() if _OBSERVER_CLASS is not None else Observer()
+class _PlatformObserver(Observer):  # type: ignore[misc, valid-type]
+    """Another platform's observer: what changed before the start means re-read it all."""
+
+    def __init__(self, path: str, since_ns: int | None) -> None:
+        super().__init__()
+        self._catch_up = (path, since_ns)
+
+    def on_thread_start(self) -> None:
+        super().on_thread_start()
+        path, since_ns = self._catch_up
+        if since_ns is not None:
+            for emitter in self.emitters:
+                emitter.queue_event(QueueOverflowEvent(path))
+
+
+def content_observer(
+    path: str,
+    handler: FileSystemEventHandler,
+    *,
+    since_ns: int | None = None,
+    cancelled: threading.Event | None = None,
+) -> BaseObserver:
+    """An observer (not started) reporting content changes anywhere below ``path``.
+
+    ``since_ns`` (``time.time_ns()``): on start, also report what changed since then.
+    ``cancelled``: set while ``start()`` runs, it stops adding watches and raises
+    :class:`WatchCancelled` (stop the observer then, to free what it holds)."""
+    if _OBSERVER_CLASS is not None:
+        observer = _OBSERVER_CLASS(since_ns, cancelled)
+    else:
+        observer = _PlatformObserver(path, since_ns)
     observer.daemon = True
     observer.schedule(handler, path, recursive=True, event_filter=CONTENT_EVENTS)
     return observer

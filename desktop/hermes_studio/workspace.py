@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -42,12 +43,15 @@ from hermes_memory.home import HermesHome
 from hermes_memory.memory.entries import TARGETS
 from hermes_memory.memory.status import StoreStatus
 
-from .watching import content_observer
+from .watching import WatchCancelled, content_observer
 
 log = logging.getLogger(__name__)
 
 #: How long the constructor waits for the watch to be in place (the rest goes on behind).
 WATCH_START_WAIT = 0.05
+#: A watch started after the first reads reports what changed since a little before them
+#: (filesystems with coarse timestamps round down).
+CATCH_UP_MARGIN_NS = 2_000_000_000
 
 #: Every kind of change: what an overflow of the event queue may have hidden.
 ALL_KINDS = ("memory", "user", "config", "skills", "sessions")
@@ -79,8 +83,10 @@ class LocalBackend:
 
     def graph_builder(self):
         from hermes_memory.learning.graph import GraphBuilder
+        from hermes_memory.skills.shared_index import shared_index
 
-        return GraphBuilder(self.home)
+        # the index the history captures use too: they read only the files that changed
+        return GraphBuilder(self.home, shared_index(self.home))
 
     def close(self) -> None:
         pass
@@ -179,6 +185,9 @@ class _FolderWatcher(FileSystemEventHandler):
     def on_overflow(self, event: FileSystemEvent) -> None:
         """Handled in :meth:`on_any_event`; watchdog dispatches by event type."""
 
+    def on_changed(self, event: FileSystemEvent) -> None:
+        """Handled in :meth:`on_any_event` (a change made before the watch was in place)."""
+
 
 class Workspace(QObject):
     sig_store_status = Signal(object)  # StoreStatus
@@ -191,8 +200,14 @@ class Workspace(QObject):
     _sig_remote_state = Signal(str, str)  # from the remote backend's threads
     _sig_remote_event = Signal(object)  # a change notification of the remote engine
 
-    def __init__(self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True):
+    def __init__(
+        self, home: HermesHome, parent: QObject | None = None, *, watch: bool = True, watch_later: bool = False
+    ):
+        """``watch_later``: start watching only when :meth:`start_watching` is called (the
+        window does once its start-up reads are done); what changed from now until the
+        watch is in place is reported then, as if it had been watched all along."""
         super().__init__(parent)
+        self.opened_ns = time.time_ns()  # before any read of this home
         self.home = home
         self.remote = bool(getattr(home, "remote", False))
         self.connection = "local"
@@ -211,6 +226,10 @@ class Workspace(QObject):
         self._sig_done.connect(self._deliver)
         self._observer: BaseObserver | None = None
         self._watch_starter: threading.Thread | None = None
+        self._watch_cancel = threading.Event()
+        self._watch_wanted = watch and not self.remote
+        # (reports what changed since now once the watch is in place: see capture_history)
+        self._catch_up_from_open = self._watch_wanted and watch_later
         self._closed = False
         self._reconnect = QTimer(self)
         self._reconnect.setSingleShot(True)
@@ -230,18 +249,29 @@ class Workspace(QObject):
             self.reconnect()
         else:
             self.backend = LocalBackend(home)
-            if watch:
-                self._start_watching()
+            if watch and not watch_later:
+                self.start_watching(catch_up=False)
 
     # --- lifecycle ----------------------------------------------------------------------
-    def _start_watching(self) -> None:
+    def start_watching(self, *, catch_up: bool = True) -> None:
+        """Start watching the home for changes (once; a Workspace made with
+        ``watch_later`` waits for this call). ``catch_up``: what changed since the
+        Workspace was made, before the watch was in place, is reported too."""
+        if not self._watch_wanted or self._closed:
+            return
+        self._watch_wanted = False
+        if not catch_up:
+            self._catch_up_from_open = False
         if not self.home.path.is_dir():
             self.sig_error.emit(f"No Hermes home at {self.home.path}.")
             return
         # Recursive on the home: memories/ may be created later, skills nest, and the agent's
         # atomic renames must be seen as moves within a watched folder.
         observer = content_observer(
-            str(self.home.path), _FolderWatcher(self.home, self._report_from_watcher)
+            str(self.home.path),
+            _FolderWatcher(self.home, self._report_from_watcher),
+            since_ns=self.opened_ns - CATCH_UP_MARGIN_NS if catch_up else None,
+            cancelled=self._watch_cancel,
         )
         self._observer = observer
         # Starting walks every folder to add its watch (11,000 of them at 10,000 skills):
@@ -255,12 +285,22 @@ class Workspace(QObject):
     def _start_observer(self, observer: BaseObserver) -> None:
         try:
             observer.start()
+        except WatchCancelled:  # closed meanwhile: free the watches made so far
+            self._observer = None
+            observer.stop()
         except OSError as exc:  # e.g. inotify watch limit reached
             self._observer = None
+            observer.stop()
             if not self._closed:
                 self.sig_error.emit(
                     f"Cannot watch {self.home.path} for changes ({exc}); use Refresh to reload."
                 )
+
+    @property
+    def watch_starting(self) -> bool:
+        """Watching is asked for but not in place yet (waiting to start, or starting)."""
+        starter = self._watch_starter
+        return not self._closed and (self._watch_wanted or (starter is not None and starter.is_alive()))
 
     def close(self) -> None:
         """Stop watching and finish queued work; safe to call twice."""
@@ -270,6 +310,7 @@ class Workspace(QObject):
         self._debounce.stop()
         self._reconnect.stop()
         self.backend.close()  # a remote call waiting for its answer fails at once
+        self._watch_cancel.set()  # a watch still starting stops at its next folder
         if self._watch_starter is not None:
             self._watch_starter.join(timeout=30)
         observer, self._observer = self._observer, None
@@ -315,6 +356,18 @@ class Workspace(QObject):
             self.sig_error.emit(result["error"])
         if callback is not None:
             callback(result)
+
+    def after_queued_work(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` on the UI thread once every read and write queued so far is done."""
+        waiting = {"reader", "writer"}
+
+        def done(which: str) -> None:
+            waiting.discard(which)
+            if not waiting:
+                callback()
+
+        self._submit(self._reader, lambda: "reader", done)
+        self._submit(self._writer, lambda: "writer", done)
 
     def read(
         self, work: Callable[[], Any], on_done: Callable[[Any], None] | None = None
@@ -379,14 +432,17 @@ class Workspace(QObject):
         return self._submit(self._writer if ordered else self._reader, work, on_done)
 
     # --- history ------------------------------------------------------------------------
-    def capture_history(self) -> None:
+    def capture_history(self, *, at_open: bool = False) -> None:
         """Record what someone else changed (the agent's writes) as history versions.
 
-        The window asks once at open (after its graph is drawn); the Workspace runs one per
-        batch of disk events. On the writer thread, so a view's own history call queued
-        after it sees the new versions. When something was
+        The window asks once at open (``at_open``, after its graph is drawn); the Workspace
+        runs one per batch of disk events. On the writer thread, so a view's own history
+        call queued after it sees the new versions. When something was
         recorded, ``Change("history", "disk")`` follows: the views that list history only
         read it again. A request while one runs makes one more capture afterwards.
+        A Workspace that watches later, catching up from when it was made, lets the capture
+        at open trust the skills scan the graph made since (any change after that scan
+        is reported by the watch and captured next).
         """
         if not (self.remote or self.home.path.is_dir()):
             return  # no home (yet): nothing to record, and nothing is created
@@ -395,12 +451,13 @@ class Workspace(QObject):
             return
         self._capturing = True
         backend = self.backend
+        params = {"scanned_after_ns": self.opened_ns} if at_open and self._catch_up_from_open else {}
 
         def work() -> Any:
             try:
                 if getattr(backend, "remote", False):
                     return backend.call("history_capture", {}, write=True)
-                return backend.call("history_capture", {})
+                return backend.call("history_capture", params)
             except Exception as exc:
                 return _failure("history_capture", exc, True, getattr(backend, "host", None))
 

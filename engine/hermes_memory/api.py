@@ -506,9 +506,11 @@ def history_restore(home: HermesHome, version_id: str, entry: str | None = None)
     return history_service.restore(home, version_id, entry)
 
 
-def history_capture(home: HermesHome) -> dict:
-    """Record changes made outside the engine (call at open and on each file event)."""
-    return history_service.capture(home)
+def history_capture(home: HermesHome, scanned_after_ns: int | None = None) -> dict:
+    """Record changes made outside the engine (call at open and on each file event).
+    ``scanned_after_ns``: the caller watches the home for every change since then, so a
+    scan of the skills this process started after it is trusted (the app at open)."""
+    return history_service.capture(home, scanned_after_ns)
 
 
 def history_import_sessions(home: HermesHome) -> dict:
@@ -579,6 +581,21 @@ def session_taught(home: HermesHome, session_id: str) -> dict:
 def session_revert(home: HermesHome, session_id: str, dry_run: bool = True) -> dict:
     """Undo what one session taught where unchanged since (``dry_run`` by default)."""
     return history_service.revert(home, session_id, dry_run=dry_run)
+
+
+def history_versions(home: HermesHome) -> dict:
+    """When each version was recorded and of what, oldest first: ``{"ok", "points": [{"ts",
+    "kind"}], "problems"}`` (the graph's date scrubber). From the log's summary index, so
+    nothing is replayed: a fraction of :func:`history_growth` at 10,000 versions."""
+    from .history.log_index import summary_rows
+    from .history.storage import HistoryError
+
+    try:
+        rows, problems = summary_rows(home)
+        points = sorted(({"ts": row[1], "kind": row[2]} for row in rows), key=lambda point: point["ts"])
+    except (HistoryError, OSError, IndexError, TypeError) as exc:
+        return {"ok": False, "error": f"History cannot be read: {exc}"}
+    return {"ok": True, "points": points, "problems": problems}
 
 
 # --- history: changes (the Changes tab's feed) ----------------------------------------

@@ -396,3 +396,36 @@ def test_a_newer_bundled_demo_replaces_the_copy_and_keeps_the_old_one(run_main, 
     assert version_file.read_text(encoding="utf-8") == studio_app.bundled_demo_digest(
         studio_app.bundled_demo_home()
     )
+
+
+def test_the_command_leaves_quickly_with_everything_saved(home, tmp_path):
+    """``hermes-studio`` exits without the interpreter's teardown, once the window closed its
+    home: the screenshot, the printed path, the remembered view and the history capture at
+    open are all there, and the exit status is the app's."""
+    import os
+    import subprocess
+    import sys
+
+    from hermes_memory.history.storage import HistoryStore
+
+    home.memory_file.write_text("uses docker\n§\nprefers short answers", encoding="utf-8")
+    out = tmp_path / "shot.png"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_studio.launch", "--home", str(home.path), "--view", "changes",
+         "--screenshot", str(out)],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(out)
+    assert out.read_bytes()[:8] == PNG_MAGIC
+    assert any(e["kind"] == "memory" for e in HistoryStore(home).read_events().events)  # the capture at open
+    from hermes_studio.settings import Settings
+
+    assert Settings().home_value(home.label, "view") == "changes"  # synced before leaving
+
+    bad = subprocess.run(
+        [sys.executable, "-m", "hermes_studio.launch", "--home", str(home.path), "--profile", "../x"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "profile" in bad.stderr.lower()

@@ -9,13 +9,17 @@ import time
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
+from hermes_memory.fileio import atomic_write_text
+from hermes_memory.history.storage import HistoryStore
 from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.memory.status import read_store_status
-from hermes_studio.watching import QueueOverflowEvent, content_observer
-from hermes_studio.workspace import ALL_KINDS, Change, Workspace, _FolderWatcher
+from hermes_memory.skills.usage import empty_record, update_usage
+from hermes_studio.watching import QueueOverflowEvent, WatchCancelled, content_observer
+from hermes_studio.workspace import ALL_KINDS, CATCH_UP_MARGIN_NS, Change, Workspace, _FolderWatcher
 
 
 class Recorder(FileSystemEventHandler):
@@ -164,3 +168,122 @@ def test_a_skill_edit_names_its_file_and_an_overflow_asks_for_a_rescan(qtbot, ho
         assert blocker.args[0].detail == {"rescan": True}
     finally:
         workspace.close()
+
+
+# --- a watch started after the first reads -----------------------------------------------
+def _aged_home(root: Path, count: int) -> HermesHome:
+    """A home whose files were all written more than the catch-up margin ago."""
+    home = _skills_home(root, count)
+    time.sleep(CATCH_UP_MARGIN_NS / 1e9 + 0.2)  # (change times cannot be set back)
+    return home
+
+
+def _until_watching(qtbot, workspace: Workspace) -> None:
+    qtbot.waitUntil(lambda: workspace.watching and not workspace.watch_starting, timeout=20000)
+
+
+def test_what_changed_before_a_late_watch_started_is_still_reported(qtbot, tmp_path):
+    home = _aged_home(tmp_path / "home", 30)
+    workspace = Workspace(home, watch_later=True)
+    changes: list[Change] = []
+    workspace.sig_changed.connect(changes.append)
+    try:
+        assert not workspace.watching
+        # written after the Workspace was made (say, while the graph was read), before the watch
+        edited = home.path / "skills" / "category-3" / "skill-3" / "SKILL.md"
+        with edited.open("a", encoding="utf-8") as handle:
+            handle.write("A step learned meanwhile.\n")
+        new_skill = home.path / "skills" / "category-1" / "brand-new" / "SKILL.md"
+        new_skill.parent.mkdir()
+        new_skill.write_text("---\nname: brand-new\ndescription: Made meanwhile\n---\n", encoding="utf-8")
+        atomic_write_text(home.memory_file, "uses docker\n§\nprefers short answers\n§\nnew fact", ".mem_")
+
+        workspace.start_watching()
+        _until_watching(qtbot, workspace)
+        qtbot.waitUntil(lambda: {c.kind for c in changes} >= {"skills", "memory"}, timeout=10000)
+        skill_paths = {path for c in changes if c.kind == "skills" for path in c.detail.get("paths", [])}
+        assert {str(edited), str(new_skill)} <= skill_paths
+        assert not any(c.detail.get("rescan") for c in changes)  # exact paths, no rescan of all
+
+        # and the watch is live from then on
+        later = home.path / "skills" / "category-0" / "skill-0" / "SKILL.md"
+        with qtbot.waitSignal(workspace.sig_changed, timeout=5000,
+                              check_params_cb=lambda c: str(later) in c.detail.get("paths", [])):  # fmt: skip
+            with later.open("a", encoding="utf-8") as handle:
+                handle.write("And one later.\n")
+    finally:
+        workspace.close()
+
+
+def test_a_late_watch_over_an_unchanged_home_reports_nothing(qtbot, tmp_path):
+    home = _aged_home(tmp_path / "home", 30)
+    workspace = Workspace(home, watch_later=True)
+    changes: list[Change] = []
+    workspace.sig_changed.connect(changes.append)
+    try:
+        workspace.start_watching()
+        _until_watching(qtbot, workspace)
+        qtbot.wait(300)  # (longer than the debounce)
+        assert changes == []
+    finally:
+        workspace.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the cancellable walk is inotify's")
+def test_a_watch_start_can_be_cancelled_and_frees_its_threads(tmp_path):
+    home = _skills_home(tmp_path / "home", 50)
+    before = set(threading.enumerate())
+    cancelled = threading.Event()
+    cancelled.set()
+    observer = content_observer(str(home.path), Recorder(), cancelled=cancelled)
+    with pytest.raises(WatchCancelled):
+        observer.start()
+    observer.stop()
+    deadline = time.monotonic() + 5
+    while set(threading.enumerate()) - before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not set(threading.enumerate()) - before
+
+
+def test_closing_a_workspace_whose_watch_has_not_started_is_quick_and_clean(qtbot, tmp_path):
+    home = _skills_home(tmp_path / "home", 10)
+    before = {t.name for t in threading.enumerate()}
+    workspace = Workspace(home, watch_later=True)
+    assert workspace.watch_starting and not workspace.watching
+    workspace.close()
+    workspace.start_watching()  # too late: nothing starts
+    assert not workspace.watching and not workspace.watch_starting
+    assert {t.name for t in threading.enumerate()} <= before
+
+
+def test_the_window_watches_once_its_start_up_reads_are_done_and_misses_nothing(qtbot, tmp_path):
+    from hermes_studio.main_window import MainWindow
+
+    home = _aged_home(tmp_path / "home", 40)
+    window = MainWindow(home)
+    qtbot.addWidget(window)
+    made = home.path / "skills" / "category-2" / "made-while-opening" / "SKILL.md"
+    watching_then: list[bool] = []
+
+    def agent_writes() -> None:  # right after the graph was read and drawn, before the watch
+        watching_then.append(window.workspace.watching)
+        made.parent.mkdir()
+        made.write_text("---\nname: made-while-opening\ndescription: Written during the open\n---\n",
+                        encoding="utf-8")  # fmt: skip
+        update_usage(home, lambda data: data.update({"made-while-opening": {**empty_record(), "created_by": "agent"}}))
+
+    window.graph.sig_ready.connect(agent_writes, Qt.ConnectionType.SingleShotConnection)
+    try:
+        assert not window.workspace.watching  # the graph's first reads go first
+        window.show()
+        qtbot.waitUntil(lambda: window.graph.ready and made.exists(), timeout=30000)
+        assert watching_then == [False]
+        assert "made-while-opening" not in window.graph.data.index  # the first graph was read before
+        _until_watching(qtbot, window.workspace)
+        qtbot.waitUntil(lambda: window.graph.data is not None and "made-while-opening" in window.graph.data.index,
+                        timeout=20000)  # fmt: skip
+        # and history records it (the capture at open trusted the graph's earlier scan)
+        qtbot.waitUntil(lambda: "made-while-opening" in {e.get("skill") for e in HistoryStore(home).read_events().events},
+                        timeout=20000)  # fmt: skip
+    finally:
+        window.close()

@@ -54,13 +54,17 @@ class GraphPanel(QWidget):
     sig_ready = Signal()  # a snapshot (or a failure) has been shown
     sig_action_done = Signal(dict)  # an action's engine result
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None, *, start: bool = True) -> None:
+    def __init__(
+        self, workspace: Workspace, parent: QWidget | None = None, *, start: bool = True, mode: str = TIMELINE
+    ) -> None:
+        """``mode``: the one the first graph is laid out in (the window passes the one
+        remembered for the home, so the first graph is not laid out twice)."""
         super().__init__(parent)
         self.setObjectName("graphPanel")
         self.workspace = workspace
         self.home: HermesHome = workspace.home
         self.state = FilterState()
-        self.mode = TIMELINE
+        self.mode = mode if mode in (TIMELINE, CLUSTERS) else TIMELINE
         self.snapshot: GraphSnapshot | None = None
         self.data: GraphData | None = None
         self.mask = np.zeros(0, dtype=bool)
@@ -70,6 +74,9 @@ class GraphPanel(QWidget):
         self._awaiting_draw = False
         self._followed_data: GraphData | None = None  # the snapshot data the legend, table and details show
         self.ready = False
+        #: lay out the other mode once a graph is drawn (the window holds this back until
+        #: its start-up reads are done, then calls :meth:`prepare_other_mode`)
+        self.prepare_when_drawn = True
         self._closed = False
         self._select_after: str | None = None
         self._editor: EditorDialog | None = None
@@ -83,6 +90,8 @@ class GraphPanel(QWidget):
         workspace.sig_changed.connect(self._on_change)
 
         self._build()
+        if self.mode == CLUSTERS:
+            self.clusters_button.setChecked(True)  # (set_mode sees the mode is set already)
         # the home's colours: palette slots given so far, the person's own colours, groups
         self.colour_book = ColourBook.from_json(Settings().home_value(self.home.label, "colours"))
         self.view.book = self.colour_book
@@ -299,8 +308,14 @@ class GraphPanel(QWidget):
             self._show_overview(snapshot.overview)
         self.ready = True
         self.sig_ready.emit()
-        # the first switch of mode will find its positions ready
-        self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
+        if self.prepare_when_drawn:
+            self.prepare_other_mode()
+
+    def prepare_other_mode(self) -> None:
+        """Lay out the mode not shown, in the background: the first switch of mode will
+        find its positions ready."""
+        if not self._closed:
+            self.worker.prepare_in_advance(CLUSTERS if self.mode == TIMELINE else TIMELINE)
 
     def _show_overview(self, whole: str = "") -> None:
         """The overview of what is shown: the snapshot's own while nothing is filtered out,

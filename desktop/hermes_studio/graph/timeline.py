@@ -5,7 +5,7 @@ learned; tick marks show where the disk's rings begin. Dragging snaps the playhe
 once; Play sweeps from the first learning to now in about 15 seconds. ``sig_reveal``
 carries the playhead time, or None when it is at the end (everything shown).
 
-Once the home has recorded history (``history_growth``), the track is the versions
+Once the home has recorded history (``history_versions``), the track is the versions
 recorded instead (its span also covers the learning times before the first version, where
 the graph keeps revealing nodes by when they were learned), and :class:`HistoryReplay` asks the engine (``history_replay``, on the
 reader thread) what existed at the playhead: a drag sends one request at a time and
@@ -145,7 +145,7 @@ class TimelineScrubber(QWidget):
         self._lay_out()
 
     def set_history(self, points: list[dict[str, Any]], now: float | None = None) -> None:
-        """The versions recorded (``history_growth`` points): the playhead then replays real
+        """The versions recorded (``history_versions`` points): the playhead then replays real
         history from the first version to now; before it, the learning times still apply."""
         if not points:
             return
@@ -270,7 +270,7 @@ class HistoryReplay(QObject):
     """
 
     sig_state = Signal(object, object)  # (epoch seconds or None, history_replay answer or None)
-    sig_growth = Signal(object)  # list of history_growth points
+    sig_growth = Signal(object)  # list of history_versions points ({"ts", "kind"})
 
     def __init__(self, workspace, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -291,7 +291,9 @@ class HistoryReplay(QObject):
             if self._alive() and isinstance(result, dict) and result.get("ok"):
                 self.sig_growth.emit(list(result.get("points") or []))
 
-        self.workspace.call("history_growth", {}, done)
+        # (the times and kinds only: history_growth would replay every version for sizes
+        # the track does not show)
+        self.workspace.call("history_versions", {}, done)
 
     def request(self, when: float | None) -> None:
         self.when = when

@@ -38,6 +38,7 @@ from .recording import (
     skill_state,
 )
 from .skill_origin import skill_origin
+from .stamps import SkillStamps
 from .storage import HistoryError, HistoryStore, content_hash
 from .timeline import Timeline, entry_diff
 
@@ -119,15 +120,17 @@ def capture_memory(home: HermesHome, target: str, store: HistoryStore) -> dict[s
             return event
 
 
-def _local_skills(home: HermesHome) -> dict[str, str]:
-    """``name -> directory`` of the skills in this home's own skills folder."""
-    from ..skills.index import SkillIndex
+def _local_skills(home: HermesHome, usage: Any = None, scanned_after_ns: int | None = None) -> dict[str, str]:
+    """``name -> directory`` of the skills in this home's own skills folder (``usage``:
+    the usage records, if the caller has read them; ``scanned_after_ns``: see :func:`capture`)."""
     from ..skills.lifecycle import list_archived
+    from ..skills.shared_index import shared_index
 
     found: dict[str, str] = {}
-    for item in reversed(list_archived(home)):  # newest archive last, so it wins
+    for item in reversed(list_archived(home, usage)):  # newest archive last, so it wins
         found[item.name] = item.path
-    scan = SkillIndex(home).scan()
+    index = shared_index(home)  # the open graph's index, if any: only changed files are read
+    scan = (index.scanned_after(scanned_after_ns) if scanned_after_ns is not None else None) or index.scan()
     root = home.skills_dir.resolve()
     own: dict[str, bool] = {}  # a skill root's path -> is it this home's folder (resolved once)
     for skill in scan.skills:
@@ -139,19 +142,20 @@ def _local_skills(home: HermesHome) -> dict[str, str]:
     return found
 
 
-def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]]:
-    from ..skills.usage import read_usage  # (skills imports the history: import late)
+def capture_skills(home: HermesHome, store: HistoryStore, scanned_after_ns: int | None = None) -> list[dict[str, Any]]:
+    from ..skills.usage import read_usage_shared  # (skills imports the history: import late)
 
     timeline = Timeline(home, lazy=True)  # skill versions need no memory replays
-    skills = _local_skills(home)
+    usage = read_usage_shared(home)  # once for all the skills (read-only here)
+    skills = _local_skills(home, usage, scanned_after_ns)
     names = set(skills) | {
         name for name in timeline.skill_names()
         if timeline.skill_fields(timeline.latest("skill", name))["state"] != "missing"
     }  # fmt: skip
-    usage = read_usage(home)  # once for all the skills
+    stamps = SkillStamps(store)  # SKILL.md files unchanged since the last capture are not read
     events, blobs = [], {}
     for name in sorted(names):
-        state = skill_state(home, name, skills.get(name), usage=usage)
+        state = skill_state(home, name, skills.get(name), usage=usage, stamps=stamps)
         head = timeline.latest("skill", name)
         known = timeline.skill_fields(head)
         same_text = (known["md"] or "")[:20] == (state["md"] or "")
@@ -160,6 +164,8 @@ def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]
             known["pinned"] == state["pinned"] or not pin_known and not state["pinned"]
         ):
             continue
+        if state["text"] is None and state["md"] is not None:  # known by its stamp: its text is needed now
+            state = skill_state(home, name, skills.get(name), usage=usage)
         ledger = [event for event in timeline.chain("skill", name) if event.get("source") == "ledger"]
         events.append(skill_event(name, state, action="capture", **skill_origin(home, name, state, head, ledger)))
         if state["text"] is not None:
@@ -167,11 +173,16 @@ def capture_skills(home: HermesHome, store: HistoryStore) -> list[dict[str, Any]
     if events:
         with store.locked():
             store.append(events, blobs)
+    stamps.save()  # (after the versions: a capture that failed stamps nothing)
     return events
 
 
-def capture(home: HermesHome) -> dict[str, Any]:
-    """Record every change made outside this engine since the last recorded versions."""
+def capture(home: HermesHome, scanned_after_ns: int | None = None) -> dict[str, Any]:
+    """Record every change made outside this engine since the last recorded versions.
+
+    ``scanned_after_ns`` (``time.time_ns()``): a caller that watches the home for every
+    change since then (the app, at open) lets this trust a scan of the skills that this
+    process started after it (the graph's), instead of checking every folder again."""
     store = HistoryStore(home)
     recorded, problems = [], []
     for target in TARGETS:
@@ -184,7 +195,7 @@ def capture(home: HermesHome) -> dict[str, Any]:
             recorded.append(event)
     if home.skills_dir.is_dir():
         try:
-            recorded += capture_skills(home, store)
+            recorded += capture_skills(home, store, scanned_after_ns)
         except (HistoryError, OSError) as exc:
             problems.append(str(exc))
     return {"ok": not problems, "recorded": len(recorded),

@@ -104,9 +104,9 @@ def since(home: HermesHome, when: float | None = None, limit: int | None = None,
 
 def skills_used_since(home: HermesHome, when: float | None) -> list[dict[str, Any]]:
     """``[{"skill", "last_used", "use_count"}]`` of skills used after ``when``, newest first."""
-    from ..skills.usage import read_usage, to_epoch
+    from ..skills.usage import read_usage_shared, to_epoch
 
-    snapshot = read_usage(home)
+    snapshot = read_usage_shared(home)  # (only looked at)
     used = []
     for name, record in snapshot.records.items():
         stamp = to_epoch(record.get("last_used_at"))

@@ -31,6 +31,7 @@ from .storage import HistoryStore, content_hash, encode_entries
 
 if TYPE_CHECKING:
     from ..memory.store import StoreFile
+    from .stamps import SkillStamps
 
 log = logging.getLogger(__name__)
 
@@ -172,27 +173,38 @@ def skill_state(
     directory: str | Path | None,
     usage: Any = None,
     record: dict[str, Any] | None = None,
+    stamps: SkillStamps | None = None,
 ) -> dict[str, Any]:
     """The recorded fields of one skill now: SKILL.md hash and text, pin and state.
 
     ``record``: its ``.usage.json`` record as the caller just wrote it, saving a read;
     ``usage``: the home's usage records, read once by a caller that asks for many skills
-    (else read here; reading them per skill made a capture quadratic in the skills)."""
+    (else read here; reading them per skill made a capture quadratic in the skills);
+    ``stamps``: a SKILL.md unchanged since they last saw it is not read, and its
+    ``text`` is None though its ``md`` is known."""
     from ..skills.usage import read_usage  # skills imports this module: import late
 
-    text = None
+    text = md = None
     if directory is not None:
-        with contextlib.suppress(OSError, UnicodeDecodeError), open(os.path.join(directory, "SKILL.md"), "rb") as file:
-            text = file.read().decode("utf-8")
+        skill_md = os.path.join(directory, "SKILL.md")
+        info = None
+        if stamps is not None:
+            info, md = stamps.look(skill_md)
+        if md is None and (stamps is None or info is not None):
+            with contextlib.suppress(OSError, UnicodeDecodeError), open(skill_md, "rb") as file:
+                text = file.read().decode("utf-8")
+            md = content_hash(text) if text is not None else None
+            if info is not None and md is not None:
+                stamps.remember(skill_md, info, md)
     if record is None:
         record = (usage if usage is not None else read_usage(home)).record(name)
     # (string tests: Path.parents per skill was a third of a capture at 10,000 skills)
     archived = directory is not None and str(directory).startswith(archive_prefix(home))
-    state = "missing" if text is None else "archived" if archived else "active"
+    state = "missing" if md is None else "archived" if archived else "active"
     if state == "active" and record.get("state") not in (None, "", "active", "archived"):
         state = str(record["state"])  # "stale" and states we do not know
     return {
-        "md": content_hash(text) if text is not None else None,
+        "md": md,
         "text": text,
         "pinned": bool(record.get("pinned")),
         "state": state,

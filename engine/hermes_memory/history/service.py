@@ -157,9 +157,9 @@ def provenance(home: HermesHome) -> dict[str, Any]:
 
 
 @_guard
-def capture(home: HermesHome) -> dict[str, Any]:
+def capture(home: HermesHome, scanned_after_ns: int | None = None) -> dict[str, Any]:
     """Record the changes made outside this engine since the last recorded versions."""
-    return capture_module.capture(home)
+    return capture_module.capture(home, scanned_after_ns)
 
 
 @_guard

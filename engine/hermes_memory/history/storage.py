@@ -221,15 +221,19 @@ def parse_log(data: bytes, name: str, *, first_line: int = 1) -> EventLog:
     log = EventLog()
     if not data:
         return log
-    text = data.decode("utf-8", "replace")
-    # Fast path: the whole log decoded at once; per line only when something is off.
+    # Fast path: the whole log decoded at once (orjson: a few times faster than json for
+    # ten thousand events); per line only when something is off (anything orjson refuses,
+    # such as text that is not UTF-8, goes the careful way below).
+    import orjson
+
     try:
-        decoded = json.loads("[" + text.strip().replace("\n", ",") + "]")
-    except ValueError:
+        decoded = orjson.loads(b"[" + data.strip().replace(b"\n", b",") + b"]")
+    except orjson.JSONDecodeError:
         decoded = None
     if decoded is not None and all(_valid_event(e) is None for e in decoded):
         log.events = decoded
         return log
+    text = data.decode("utf-8", "replace")
     for number, line in enumerate(text.split("\n"), start=first_line):
         if not line.strip():
             continue

@@ -62,9 +62,12 @@ from .roots import (
     unsafe_name_reason,
 )
 from .usage import (
+    MOVE_INTENT_FILE,
     UsageError,
+    UsageSnapshot,
     empty_record,
     read_usage,
+    read_usage_shared,
     update_usage,
 )
 from .validation import name_error
@@ -576,13 +579,17 @@ def _archive_folders(archive_dir: Path) -> list[Path]:
     return found
 
 
-def list_archived(home: HermesHome) -> list[ArchivedSkill]:
+def list_archived(home: HermesHome, usage: UsageSnapshot | None = None) -> list[ArchivedSkill]:
     """Skills in ``skills/.archive`` (nested ones too), newest archive first for each
-    name. Each ``name`` round-trips through :func:`restore_skill`."""
+    name. Each ``name`` round-trips through :func:`restore_skill`. ``usage``: the
+    records a caller has just read (else they are read here)."""
     archive_dir = home.skills_archive_dir
     if not _stays_inside(archive_dir, home.skills_dir):
         return []  # never read through a link out of the skills root
-    usage = read_usage(home)
+    if usage is None:
+        if not os.path.lexists(home.skills_dir / MOVE_INTENT_FILE) and not _archive_folders(archive_dir):
+            return []  # nothing archived, and no move half done to finish: no records to read
+        usage = read_usage_shared(home)  # (only looked at; finishes a half-done move first)
     found: list[ArchivedSkill] = []
     for directory in _archive_folders(archive_dir):
         name = _archived_name(directory)

@@ -81,3 +81,18 @@ def test_a_remembered_centre_gone_from_the_home_lifts_the_local_graph(make_windo
     assert root not in second.graph.data.index
     assert len(second.graph.view.shown_ids()) == second.graph.data.size  # not an empty canvas
     assert second.graph.selection.ids == []
+
+
+def test_a_home_left_in_clusters_opens_in_clusters_laid_out_once(make_window, tmp_path, qtbot):
+    home = copy_of_demo(tmp_path / "demo-home")
+    first = make_window(home)
+    first.graph.clusters_button.setChecked(True)
+    qtbot.waitUntil(lambda: first.graph.snapshot.request.mode == "clusters", timeout=10000)
+    first.close()
+
+    second = make_window(home)
+    panel = second.graph
+    assert panel.mode == "clusters" and panel.clusters_button.isChecked()
+    # the first graph shown is laid out in clusters: no timeline first, then clusters again
+    assert panel.snapshot.request.mode == "clusters" and panel.snapshot.serial == 1
+    assert panel.worker.last_request.reasons == frozenset({"open"})

@@ -118,7 +118,7 @@ def test_quitting_over_unsaved_edits_offers_save_discard_cancel(qtbot, window, m
     monkeypatch.setattr(QMessageBox, "exec", press("Cancel", asked))
     window.quit_action.trigger()
     assert window.isVisible() and sorted(asked[0][0]) == ["Cancel", "Discard", "Save"]
-    assert window.workspace.watching  # still open: the person chose to stay
+    qtbot.waitUntil(lambda: window.workspace.watching, timeout=10000)  # still open: the person chose to stay
     assert window.current_view() == "memory"
 
     monkeypatch.setattr(QMessageBox, "exec", press("Save", asked))

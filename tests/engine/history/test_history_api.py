@@ -30,6 +30,7 @@ def test_every_history_call_is_plain_data(home, store, agent):
         state_now=api.history_state_at(home),
         provenance=api.history_provenance(home),
         growth=api.history_growth(home),
+        versions=api.history_versions(home),
         size=api.history_size(home),
         taught=api.session_taught(home, "s-face"),
         revert_plan=api.session_revert(home, "s-face"),
@@ -44,6 +45,8 @@ def test_every_history_call_is_plain_data(home, store, agent):
     points = results["growth"]["points"]
     assert points[-1]["memory_entries"] == 2 and points[-1]["active_skills"] == 1
     assert points[-1]["memory_chars"] == len("Face entry\n§\nAgent entry")
+    # the scrubber's lighter read: the same versions, when and of what, oldest first
+    assert results["versions"]["points"] == [{"ts": p["ts"], "kind": p["kind"]} for p in points]
     assert results["revert_plan"]["dry_run"] is True  # the face defaults to a dry run
     assert results["taught"]["memory"]["memory"]["added"] == ["Agent entry"]
     assert api.history_restore(home, version)["ok"]

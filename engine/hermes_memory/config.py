@@ -26,7 +26,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 
-from .fileio import atomic_write_text, file_lock
+from .fileio import atomic_write_text, file_lock, file_version, settled
 from .home import HermesHome
 from .safe_load import (
     CONFIG_LIMITS,
@@ -202,9 +202,6 @@ def _limit(section: dict, key: str, default: int, warnings: list[str]) -> int:
     return int(value)
 
 
-#: A file changed less than this long ago may change again within the same clock tick,
-#: size unchanged, and look untouched: its parsed form is not reused.
-_RACY_NS = 2 * 10**9
 _memory_configs: dict[tuple, MemoryConfig] = {}
 
 
@@ -234,10 +231,9 @@ def _version_key(path: Path) -> tuple | None:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None  # a FIFO or folder: read it again and say so each time
-    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS:
+    if not settled(st, time.time_ns()):
         return None
-    return (str(path), link.st_ino, link.st_mtime_ns, st.st_dev, st.st_ino, st.st_size,
-            st.st_mtime_ns, st.st_ctime_ns)
+    return (str(path), link.st_ino, link.st_mtime_ns, *file_version(st))
 
 
 def _read_memory_config(home: HermesHome) -> MemoryConfig:

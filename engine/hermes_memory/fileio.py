@@ -96,6 +96,23 @@ class FileTooLarge(UnsafeFileError):
 _home_roots: set[str] = set()
 
 
+#: A file changed less than this long before a read may change again within the same
+#: timestamp tick, size unchanged, and look untouched: what was read from it is not reused.
+RACY_NS = 2_000_000_000
+
+
+def file_version(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What tells one version of a file from another: device, inode, size, mtime, ctime
+    (ctime cannot be set back, so a rewrite that restores the old mtime still shows)."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def settled(info: os.stat_result, read_at_ns: int) -> bool:
+    """Whether the file had last changed long enough before ``read_at_ns`` for what was
+    read from it to be kept for as long as :func:`file_version` stays the same."""
+    return max(info.st_mtime_ns, info.st_ctime_ns) < read_at_ns - RACY_NS
+
+
 def register_home(root: os.PathLike[str] | str) -> None:
     """Confine writes under ``root`` to ``root``'s real location (see the module notes)."""
     _home_roots.add(os.path.abspath(root))

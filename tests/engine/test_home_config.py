@@ -5,6 +5,7 @@ import os
 import pytest
 
 from hermes_memory import config as config_module
+from hermes_memory import fileio
 from hermes_memory.config import (
     ConfigError,
     get_config_value,
@@ -147,7 +148,7 @@ def _write_limit(home: HermesHome, limit: int) -> None:
 @pytest.fixture
 def settled(monkeypatch):
     """Files count as settled at once (not only 2 s after their last change)."""
-    monkeypatch.setattr(config_module, "_RACY_NS", 0)
+    monkeypatch.setattr(fileio, "RACY_NS", 0)
 
 
 def _count_parses(monkeypatch) -> list[int]:

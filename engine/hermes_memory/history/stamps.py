@@ -6,7 +6,7 @@ and hashing every SKILL.md: at 10,000 skills, most of the capture the app runs a
 (device, inode, size, and modification and change times in nanoseconds) and the hash of
 what it held. While that identity is unchanged the file holds the same bytes: every
 write moves both times, and the change time cannot be set back (a tool that restores the
-modification time still moves it). A file changed less than :data:`RACY_SECONDS` before
+modification time still moves it). A file changed less than :data:`..fileio.RACY_NS` before
 it was read is not stamped, since two writes within one timestamp tick would otherwise
 look like one (the skill index does the same).
 
@@ -25,19 +25,14 @@ import threading
 import time
 from typing import Any
 
+from ..fileio import file_version, settled
 from .storage import HistoryError, HistoryStore, _check_plain
 
 STAMPS = "skill-stamps.json"
 VERSION = 1
-RACY_SECONDS = 2.0
 #: A stamps file bigger than this is not read (a million skills stay well below it).
 MAX_BYTES = 64 * 1024 * 1024
 
-Identity = tuple[int, int, int, int, int]  # dev, inode, size, mtime_ns, ctime_ns
-
-
-def identity(info: os.stat_result) -> Identity:
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 class SkillStamps:
@@ -60,16 +55,15 @@ class SkillStamps:
         if not stat.S_ISREG(info.st_mode):
             return None, None
         old = self._old.get(skill_md)
-        if old is not None and tuple(old[:5]) == identity(info):
+        if old is not None and tuple(old[:5]) == file_version(info):
             self._new[skill_md] = old
             return info, old[5]
         return info, None
 
     def remember(self, skill_md: str, info: os.stat_result, md: str) -> None:
         """``skill_md``, found as ``info`` before it was read, held the text hashing to ``md``."""
-        changed_ns = max(info.st_mtime_ns, info.st_ctime_ns)
-        if changed_ns < self._started_ns - int(RACY_SECONDS * 1e9):
-            self._new[skill_md] = [*identity(info), md]
+        if settled(info, self._started_ns):
+            self._new[skill_md] = [*file_version(info), md]
 
     def save(self) -> None:
         """Write the stamps of this capture's files (only if they differ from the last)."""

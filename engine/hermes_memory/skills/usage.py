@@ -30,6 +30,8 @@ from ..fileio import (
     DEFAULT_LOCK_TIMEOUT,
     atomic_write_text,
     file_lock,
+    file_version,
+    settled,
 )
 from ..home import HermesHome
 from ..safe_load import (
@@ -224,19 +226,15 @@ def read_usage(home: HermesHome) -> UsageSnapshot:
     return snapshot
 
 
-#: Files changed less than this long before a read are not kept (two writes within one
-#: timestamp tick would look like one).
-_SHARED_RACY_NS = 2_000_000_000
 _shared: dict[str, tuple[tuple[int, ...], UsageSnapshot]] = {}
 _shared_lock = threading.Lock()
 
 
-def _identity(path: Any) -> tuple[int, ...] | None:
+def _stat(path: Any) -> os.stat_result | None:
     try:
-        info = os.stat(path)
+        return os.stat(path)
     except OSError:
         return None
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def read_usage_shared(home: HermesHome) -> UsageSnapshot:
@@ -249,18 +247,18 @@ def read_usage_shared(home: HermesHome) -> UsageSnapshot:
     if os.path.lexists(home.skills_dir / MOVE_INTENT_FILE):
         return read_usage(home)  # a move to finish first: read_usage does
     started = time.time_ns()
-    before = _identity(path)
+    before = _stat(path)
     if before is not None:
         with _shared_lock:
             kept = _shared.get(str(path))
-        if kept is not None and kept[0] == before:
+        if kept is not None and kept[0] == file_version(before):
             return kept[1]
     snapshot = read_usage(home)
-    after = _identity(path)
-    settled = after is not None and max(after[3], after[4]) < started - _SHARED_RACY_NS
-    if after == before and settled and not snapshot.error:
+    after = _stat(path)
+    if (after is not None and before is not None and file_version(after) == file_version(before)
+            and settled(after, started) and not snapshot.error):  # fmt: skip
         with _shared_lock:
-            _shared[str(path)] = (after, snapshot)
+            _shared[str(path)] = (file_version(after), snapshot)
     return snapshot
 
 

@@ -12,7 +12,7 @@ import time
 import pytest
 from history_helpers import events, write_skill
 
-from hermes_memory.history import stamps as stamps_module
+from hermes_memory import fileio
 from hermes_memory.history.capture import capture
 from hermes_memory.history.stamps import STAMPS
 from hermes_memory.history.storage import HistoryStore
@@ -37,7 +37,7 @@ def skills(home):
 def settled(monkeypatch):
     """Files written by the test count as settled: the racy window (2 s, for filesystems
     with coarse timestamps) would otherwise make every test wait."""
-    monkeypatch.setattr(stamps_module, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(fileio, "RACY_NS", 0)
 
 
 class OpenCounter:

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from hermes_memory.skills import usage as usage_module
+from hermes_memory import fileio
 from hermes_memory.skills.usage import MOVE_INTENT_FILE, read_usage_shared
 
 
@@ -21,7 +21,7 @@ def write_usage(home, records: dict) -> None:
 @pytest.fixture
 def settled(monkeypatch):
     """The file counts as settled at once (else the 2 s racy window makes tests wait)."""
-    monkeypatch.setattr(usage_module, "_SHARED_RACY_NS", -10**12)
+    monkeypatch.setattr(fileio, "RACY_NS", -10**12)
 
 
 def test_an_unchanged_file_is_read_once(home, settled):

@@ -78,10 +78,14 @@ def skill_edges(nodes: Sequence[SkillNodeLike]) -> list[tuple[str, str]]:
     seen: set[tuple[str, str]] = set()
     edges: list[tuple[str, str]] = []
     for node in nodes:
-        for other in node.related:
-            if other == node.name or other not in names:
+        related = node.related
+        if not related:
+            continue
+        name = node.name
+        for other in related:
+            if other not in names or other == name:
                 continue
-            pair = (node.name, other) if node.name < other else (other, node.name)
+            pair = (name, other) if name < other else (other, name)
             if pair not in seen:
                 seen.add(pair)
                 edges.append(pair)

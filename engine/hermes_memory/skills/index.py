@@ -26,12 +26,13 @@ from __future__ import annotations
 import codecs
 import contextlib
 import gc
+import operator
 import os
 import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -179,9 +180,12 @@ class SkillScan:
     bundled: frozenset[str]
     hub: HubLock
     by_name: dict[str, Skill] = field(init=False)
+    # the same mapping, when the caller already made it (a cold scan of a big home
+    # would otherwise make it twice)
+    known_by_name: InitVar[dict[str, Skill] | None] = None
 
-    def __post_init__(self) -> None:
-        self.by_name = {skill.name: skill for skill in self.skills}
+    def __post_init__(self, known_by_name: dict[str, Skill] | None) -> None:
+        self.by_name = {skill.name: skill for skill in self.skills} if known_by_name is None else known_by_name
 
     def get(self, name: str) -> Skill | None:
         return self.by_name.get(name)
@@ -393,8 +397,7 @@ class _FileEntry:
 _Found = tuple[tuple[str, ...], str, str, "_FileEntry | str | None"]
 
 
-def _found_order(found: _Found) -> tuple[str, ...]:
-    return found[0]
+_found_order = operator.itemgetter(0)  # a _Found's rel_parts: skills sort by path within a root
 
 
 class _OpenFolder:
@@ -573,7 +576,7 @@ class SkillIndex:
                         f"Two skills are named '{skill.name}': {first.directory} and "
                         f"{skill.directory}; only the first is used."
                     )
-        return SkillScan(skills, duplicates, run.warnings, roots, config, bundled, hub)
+        return SkillScan(skills, duplicates, run.warnings, roots, config, bundled, hub, by_name)
 
     def _patch(self, last: SkillScan, run: _Pass, config_warnings) -> SkillScan | None:
         """The last scan with the changed SKILL.md files re-read, when nothing else moved.

@@ -12,7 +12,6 @@ skills cost about what ten do.
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -183,7 +182,9 @@ class SkillMatcher:
             best = [(-score, names[position]) for position, score in scores.items()]
         # many names can tie at the threshold (hundreds share one token with the text):
         # pick the few best without sorting them all
-        return [name for _score, name in heapq.nsmallest(limit, best)]
+        from heapq import nsmallest  # here: a graph build's imports are part of its start
+
+        return [name for _score, name in nsmallest(limit, best)]
 
 
 def memory_skill_edges_naive(texts: Sequence[str], names: Sequence[str]) -> list[list[str]]:

@@ -302,6 +302,12 @@ def _known_line(line: str) -> _LineEntry:
     else:
         indent, key, value = parsed
         kind = "-" if key is None else ":" if value is None else "="
+        # names one skill declares and names others list as related become one string
+        # object, so the graph's look-ups of one by the other compare by identity
+        if value.__class__ is tuple:
+            value = tuple(map(sys.intern, value))
+        elif value.__class__ is str and (key is None or key == "name"):
+            value = sys.intern(value)
         entry = (indent, key, value, sys.intern(f"{indent}{kind}{key or ''}"))
     known = _KNOWN_LINES
     if len(known) >= 100_000:

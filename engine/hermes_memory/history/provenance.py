@@ -169,9 +169,13 @@ def _identity(path: os.PathLike[str]) -> tuple[int, int] | None:
 
 def _skill_rows(home: HermesHome, store: HistoryStore) -> list[list[Any]] | None:
     """Every version's summary row from history's summary index (``log-index.json``),
-    brought up to date in memory with what was appended since (the index is not
-    rewritten here: a graph build only reads); None when there is no usable index."""
-    from .log_index import _extend, _read_index, index_path
+    brought up to date in memory with what was appended since (an index that only lags
+    behind the log is not rewritten here); None when the index does not hold together.
+
+    A missing or outdated index (one from an older version, or made before imports or a
+    ledger change) is rebuilt from the logs and written, as ``history log`` does: replaying
+    history costs about the same once, and every later build reads the index instead."""
+    from .log_index import _extend, _read_index, _rebuild, _write_index, index_path
     from .log_index import _identity as index_identity
 
     index = _read_index(index_path(store))
@@ -180,12 +184,17 @@ def _skill_rows(home: HermesHome, store: HistoryStore) -> list[list[Any]] | None
         or index.get("imported") != index_identity(store.imports_path)
         or index.get("ledger") != index_identity(ledger_path(home))
     ):
-        return None
-    try:
-        result = _extend(store, index)
-        return None if result is None else result[0]["rows"]
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-        return None  # an index that does not hold together
+        index = None
+    if index is not None:
+        try:
+            result = _extend(store, index)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            return None  # an index that does not hold together
+        if result is not None:
+            return result[0]["rows"]
+    index, _transient = _rebuild(store, home)  # the log was rewritten, or no usable index
+    _write_index(store, index)
+    return index["rows"]
 
 
 #: The bytes every skill version's line holds (the engine writes compact JSON); a memory
@@ -241,7 +250,7 @@ class GraphProvenance:
                 self._take_skill_rows(rows)
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):
                 self._skills, rows = {}, None  # an index that does not hold together
-        if rows is None:  # no summary index to read: the whole history, as the log does
+        if rows is None:  # an index that does not hold together: the whole history, as the log does
             timeline = Timeline(self.home)
             for event in timeline.events:
                 self._take(event, event.get("entries"))

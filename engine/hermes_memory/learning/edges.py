@@ -58,16 +58,33 @@ def _name_tokens(lowered: list[str]) -> list[set[str]]:
     ]
 
 
+_FLAT_TOKENS = re.compile(r"[a-z0-9]{3,}|\n")
+
+
+def _flat_name_tokens(lowered: list[str]) -> list[str] | None:
+    """The tokens of every name in order, each name's followed by "\\n" (found by one
+    regular expression over all the names at once), or None for names that are not ASCII
+    or hold a line break (then :func:`_name_tokens`)."""
+    joined = "\n".join(lowered)
+    if not joined.isascii() or joined.count("\n") != len(lowered) - 1:
+        return None
+    return _FLAT_TOKENS.findall(joined.translate(_NAME_SEPARATORS) + "\n")
+
+
 def skill_edges(nodes: Sequence[SkillNodeLike]) -> list[tuple[str, str]]:
     """Undirected ``(min, max)`` name pairs for declared relations inside ``nodes``."""
     names = {node.name for node in nodes}
     seen: set[tuple[str, str]] = set()
     edges: list[tuple[str, str]] = []
     for node in nodes:
-        for other in node.related:
-            if other == node.name or other not in names:
+        related = node.related
+        if not related:
+            continue
+        name = node.name
+        for other in related:
+            if other not in names or other == name:
                 continue
-            pair = (node.name, other) if node.name < other else (other, node.name)
+            pair = (name, other) if name < other else (other, name)
             if pair not in seen:
                 seen.add(pair)
                 edges.append(pair)
@@ -100,12 +117,22 @@ class SkillMatcher:
         by_token: defaultdict[str, list[int]] = defaultdict(list)
         by_trigram: defaultdict[str, list[int]] = defaultdict(list)
         self._short: list[int] = []  # names under 3 characters: checked every time
-        self._lowered = [name.lower() for name in self.names]
-        for position, (lowered, name_tokens) in enumerate(
-            zip(self._lowered, _name_tokens(self._lowered), strict=True)
-        ):
-            for token in name_tokens:
-                by_token[token].append(position)
+        self._lowered = lowered_names = [name.lower() for name in self.names]
+        flat = _flat_name_tokens(lowered_names)
+        if flat is not None:
+            position = 0
+            for token in flat:  # each name's tokens, then a line break
+                if token == "\n":
+                    position += 1
+                    continue
+                hits = by_token[token]
+                if not hits or hits[-1] != position:  # a name holds a token once
+                    hits.append(position)
+        else:
+            for position, name_tokens in enumerate(_name_tokens(lowered_names)):
+                for token in name_tokens:
+                    by_token[token].append(position)
+        for position, lowered in enumerate(lowered_names):
             if len(lowered) >= 3:
                 by_trigram[lowered[:3]].append(position)
             elif lowered:
@@ -153,8 +180,11 @@ class SkillMatcher:
             best = [(-score, names[position]) for position, score in scores.items() if score >= threshold]
         else:
             best = [(-score, names[position]) for position, score in scores.items()]
-        best.sort()
-        return [name for _score, name in best[:limit]]
+        # many names can tie at the threshold (hundreds share one token with the text):
+        # pick the few best without sorting them all
+        from heapq import nsmallest  # here: a graph build's imports are part of its start
+
+        return [name for _score, name in nsmallest(limit, best)]
 
 
 def memory_skill_edges_naive(texts: Sequence[str], names: Sequence[str]) -> list[list[str]]:

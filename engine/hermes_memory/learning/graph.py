@@ -36,7 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import compress, count, repeat
+from itertools import compress, count
 from operator import is_not
 from typing import Any
 
@@ -350,29 +350,45 @@ class GraphBuilder:
     ) -> _SkillPart:
         empty: dict[str, Any] = {}
         get_record = usage.records.get
-        records = [get_record(skill.name, empty) for skill in skills]
-        payloads = []
         prev = self._part
+        known: dict[int, int] | None = None
         if prev is not None and health.same_as(prev.health):
             # reuse the nodes of skills whose file and record are unchanged
             known = {id(skill): position for position, skill in enumerate(prev.skills)}
             old_skills, old_records, old_payloads = prev.skills, prev.records, prev.payloads
-            for skill, record in zip(skills, records, strict=True):
-                position = known.get(id(skill))
-                if position is not None and old_skills[position] is skill and old_records[position] == record:
-                    payloads.append(old_payloads[position])
-                else:
-                    payloads.append(skill_payload(skill, record, health))
-        else:
-            payloads = list(map(skill_payload, skills, records, repeat(health, len(skills))))
-        if include_all:
-            shown_positions = range(len(payloads))
-            shown_skills = skills
-            shown_payloads = payloads
-        else:
-            shown_positions = [i for i, payload in enumerate(payloads) if payload["learned"]]
-            shown_skills = [skills[position] for position in shown_positions]
-            shown_payloads = [payloads[position] for position in shown_positions]
+        # one pass over the skills for everything per skill: at ten thousand skills each
+        # further pass over them and their records costs as much as its work
+        records: list[dict[str, Any]] = []
+        payloads: list[dict[str, Any]] = []
+        shown_positions: list[int] = []
+        shown_skills: list[Skill] = []
+        shown_payloads: list[dict[str, Any]] = []
+        categories: list[str] = []
+        learned = agent_created = used = 0
+        for position, skill in enumerate(skills):
+            record = get_record(skill.name, empty)
+            payload = None
+            if known is not None:
+                old = known.get(id(skill))
+                if old is not None and old_skills[old] is skill and old_records[old] == record:
+                    payload = old_payloads[old]
+            if payload is None:
+                payload = skill_payload(skill, record, health)
+            records.append(record)
+            payloads.append(payload)
+            is_learned = payload["learned"]
+            if is_learned:
+                learned += 1
+            elif not include_all:
+                continue
+            shown_positions.append(position)
+            shown_skills.append(skill)
+            shown_payloads.append(payload)
+            categories.append(skill.category)
+            if payload["createdBy"] == "agent":
+                agent_created += 1
+            if payload["useCount"] > 0:
+                used += 1
         relations, relation_dicts, linked = _relations(shown_skills)
         part = _SkillPart(
             include_all=include_all,
@@ -382,12 +398,12 @@ class GraphBuilder:
             records=records,
             payloads=payloads,
             shown_at={position: index for index, position in enumerate(shown_positions)},
-            shown_skills=list(shown_skills),
-            shown_payloads=list(shown_payloads),
-            learned=len(shown_positions) if not include_all else sum(1 for p in payloads if p["learned"]),
-            categories=Counter([skill.category for skill in shown_skills]),
-            agent_created=sum(1 for payload in shown_payloads if payload["createdBy"] == "agent"),
-            used=sum(1 for payload in shown_payloads if payload["useCount"] > 0),
+            shown_skills=shown_skills,
+            shown_payloads=shown_payloads,
+            learned=learned,
+            categories=Counter(categories),
+            agent_created=agent_created,
+            used=used,
             relations=relations,
             relation_dicts=relation_dicts,
             linked=linked,

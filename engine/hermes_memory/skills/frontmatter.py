@@ -22,6 +22,7 @@ from itertools import repeat
 from typing import Any
 
 _CLOSING_FENCE = re.compile(r"\n---\s*\n")
+_FENCE_END = re.compile(r"\s*\n")  # _CLOSING_FENCE after its "\n---"
 
 
 # PyYAML is imported on first need, not with the engine: most frontmatter never needs it.
@@ -56,12 +57,22 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
 
 
 def frontmatter_text(text: str) -> str | None:
-    """``split_frontmatter(text)[0]``, without copying the body."""
-    start = 4 if text.startswith("\ufeff---") else 3 if text.startswith("---") else -1
-    if start < 0:
+    """``split_frontmatter(text)[0]``, without copying the body (and finding the fence
+    with ``str.find``, which is a few times quicker than the regular expression's search)."""
+    if text.startswith("---"):
+        start = 3
+    elif text.startswith("\ufeff---"):
+        start = 4
+    else:
         return None
-    match = _CLOSING_FENCE.search(text, start)
-    return None if match is None else text[start : match.start()]
+    find = text.find
+    end = find("\n---", start)
+    while end >= 0:
+        # the closing fence: "\n---", then white space up to a line end (_CLOSING_FENCE)
+        if text.startswith("\n", end + 4) or _FENCE_END.match(text, end + 4) is not None:
+            return text[start:end]
+        end = find("\n---", end + 1)
+    return None
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
@@ -291,6 +302,12 @@ def _known_line(line: str) -> _LineEntry:
     else:
         indent, key, value = parsed
         kind = "-" if key is None else ":" if value is None else "="
+        # names one skill declares and names others list as related become one string
+        # object, so the graph's look-ups of one by the other compare by identity
+        if value.__class__ is tuple:
+            value = tuple(map(sys.intern, value))
+        elif value.__class__ is str and (key is None or key == "name"):
+            value = sys.intern(value)
         entry = (indent, key, value, sys.intern(f"{indent}{kind}{key or ''}"))
     known = _KNOWN_LINES
     if len(known) >= 100_000:

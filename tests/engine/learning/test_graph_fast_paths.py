@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hermes_memory.learning.edges import (
@@ -129,3 +129,20 @@ def test_one_pass_payload_equals_the_plain_node_and_the_health_check(
     assert payload == expected
     assert list(payload) == list(expected)
     assert [type(value) for value in payload.values()] == [type(value) for value in expected.values()]
+
+
+_NAME_PIECES = ["audit", "dns", "api", "k8s", "db", "x", "AUDIT", "Api", "-", "_", ".", "2", "123", "é", "ß", "日本"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    # (skills without a name are never shown, so no name is empty)
+    st.lists(st.lists(st.sampled_from(_NAME_PIECES), min_size=1, max_size=6).map("".join), max_size=40, unique=True),
+    st.lists(st.lists(st.sampled_from([*_NAME_PIECES, " ", "\n", "the"]), max_size=30).map("".join),
+             min_size=1, max_size=3),
+)
+@example(["api-api", "api-dns"], ["api dns"])  # a token twice in a name still counts once
+def test_matcher_on_names_with_repeated_short_and_non_ascii_tokens_equals_the_naive_algorithm(names, texts):
+    """Names such as "api-api-2", "x", "Api", "" or "résumé-db" index their tokens like any."""
+    matcher = SkillMatcher(names)
+    assert [matcher.top(text) for text in texts] == memory_skill_edges_naive(texts, names)

@@ -50,9 +50,10 @@ def test_history_keys_from_the_index_equal_a_full_read(home, hb, monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(provenance, "Timeline", no_replay)
         from_index = GraphBuilder(home).build()
-    assert index.read_bytes() == before  # a build only reads the index
-    index.unlink()
-    full = GraphBuilder(home).build()
+    assert index.read_bytes() == before  # a build only reads an index that lags behind the log
+    with monkeypatch.context() as patch:
+        patch.setattr(provenance, "_skill_rows", lambda *_args: None)  # no index: replay it all
+        full = GraphBuilder(home).build()
     assert _history_keys(from_index) == _history_keys(full)
     nodes = {node["id"]: node for node in full["nodes"]}
     assert nodes["tool-4"]["history"]["lastBy"] == "app"
@@ -74,3 +75,29 @@ def test_a_damaged_index_falls_back_to_a_full_read(home, hb, damage):
         data["rows"] = [[row[0], row[1], "skill"] for row in data["rows"]]
         index.write_text(json.dumps(data), encoding="utf-8")
     assert _history_keys(GraphBuilder(home).build()) == expected
+
+
+@pytest.mark.parametrize("staleness", ["missing", "older version", "not json"])
+def test_a_build_rebuilds_a_missing_or_outdated_index_once(home, hb, monkeypatch, staleness):
+    _history(hb)
+    expected = _history_keys(GraphBuilder(home).build())
+    summary_rows(home)
+    index = index_path(HistoryStore(home))
+    current = index.read_bytes()
+    if staleness == "missing":
+        index.unlink()
+    elif staleness == "older version":
+        index.write_bytes(current.replace(b'"v":2', b'"v":1', 1))
+    else:
+        index.write_text("{", encoding="utf-8")
+
+    def no_replay(*_args, **_kwargs):
+        raise AssertionError("the whole history was replayed instead of rebuilding its index")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(provenance, "Timeline", no_replay)
+        assert _history_keys(GraphBuilder(home).build()) == expected
+        assert json.loads(index.read_bytes()) == json.loads(current)  # written as 'history log' would
+        rebuilt = index.stat().st_mtime_ns
+        assert _history_keys(GraphBuilder(home).build()) == expected
+    assert index.stat().st_mtime_ns == rebuilt  # the next build only read it

@@ -226,7 +226,8 @@ def test_unicode_line_breaks_are_left_to_yaml():
 
 
 _PIECES = st.sampled_from(
-    ["---", "\n", "\r\n", " ", "\t", "\x0c", "\u2028", "\ufeff", "name: x", "---\n", "\n---", "body", "-"]
+    ["---", "\n", "\r\n", " ", "\t", "\x0c", "\x1c", "\x85", "\u2028", "\ufeff", "name: x", "---\n", "\n---",
+     "\n----", "body", "-"]
 )
 
 

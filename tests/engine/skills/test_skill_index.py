@@ -306,3 +306,36 @@ def test_a_skill_folder_with_one_support_folder_is_read_without_listing_it(hb, m
     assert {skill.name for skill in index.scan().skills} == {
         "with-references", "with-scripts", "outer", "inner", "extra",
     }
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files through /proc")
+def test_a_scan_closes_the_folders_it_keeps_open_even_when_it_fails(hb, monkeypatch):
+    """A walk opens each listed folder to stat and open its subfolders relative to it;
+    every one is closed again, also when the walk stops early or fails half way."""
+    for n in range(6):
+        hb.skill(f"cat-{n % 3}/skill-{n}")
+    hb.skill("cat-0/skill-0/nested")  # a skill folder with a subfolder of its own
+    before = _open_fds()
+    assert len(SkillIndex(hb.home).scan().skills) == 7
+    assert _open_fds() == before
+    monkeypatch.setattr(index_module, "MAX_WALK_DIRS", 4)  # stops with folders still queued
+    SkillIndex(hb.home).scan()
+    assert _open_fds() == before
+    monkeypatch.undo()
+    real = index_module.read_head
+    calls = []
+
+    def failing_read_head(path, **options):
+        calls.append(path)
+        if len(calls) == 3:
+            raise RuntimeError("disk on fire")
+        return real(path, **options)
+
+    monkeypatch.setattr(index_module, "read_head", failing_read_head)
+    with pytest.raises(RuntimeError):
+        SkillIndex(hb.home).scan()
+    assert _open_fds() == before

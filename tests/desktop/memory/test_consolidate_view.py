@@ -34,6 +34,9 @@ def window(qtbot, home):
     win.resize(1200, 800)
     win.show()
     qtbot.waitUntil(lambda: len(win.workspace.statuses) == 2, timeout=5000)
+    # the watch starts after the first reads, and first reports what changed since the
+    # window opened (the files above): the tests' own writes come after that
+    qtbot.waitUntil(lambda: win.workspace.watching and not win.workspace.watch_starting, timeout=20000)
     yield win
     win.close()
 

@@ -80,6 +80,11 @@ def test_an_unreadable_history_at_the_playhead_says_so(qtbot, history_home, time
     from hermes_memory.history.storage import HistoryStore
 
     store = HistoryStore(history_home)
+    # (once the capture at open is done and the late watch is in place, its catch-up
+    # included: either could otherwise write the log again between these two steps)
+    workspace = window.workspace
+    qtbot.waitUntil(lambda: workspace.watching and not workspace.watch_starting and not workspace.capturing,
+                    timeout=20000)
     store.events_path.unlink()
     store.events_path.mkdir()
     window.graph.replay.request(times["added"])

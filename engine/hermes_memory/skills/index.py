@@ -32,7 +32,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +179,7 @@ class SkillScan:
     config: dict[str, Any]
     bundled: frozenset[str]
     hub: HubLock
+    _: KW_ONLY  # the rest by name only
     #: only the folders named after one skill were looked at (:meth:`SkillIndex.scan_named`):
     #: ``skills`` holds that skill at most, and says nothing about any other name
     partial: bool = False
@@ -664,7 +665,7 @@ class SkillIndex:
                         f"Two skills are named '{skill.name}': {first.directory} and "
                         f"{skill.directory}; only the first is used."
                     )
-        return SkillScan(skills, duplicates, run.warnings, roots, config, bundled, hub, by_name)
+        return SkillScan(skills, duplicates, run.warnings, roots, config, bundled, hub, known_by_name=by_name)
 
     def _patch(self, last: SkillScan, run: _Pass, config_warnings) -> SkillScan | None:
         """The last scan with the changed SKILL.md files re-read, when nothing else moved.

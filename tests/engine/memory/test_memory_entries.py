@@ -104,7 +104,9 @@ entry_text = (
         min_size=1,
     )
     .map(str.strip)
-    .filter(lambda e: e and not has_delimiter_line(e))
+    # (a file's leading BOM is dropped on reading, as the agent's read does, so a first
+    # entry cannot start with one; the store refuses U+FEFF in entries anyway)
+    .filter(lambda e: e and not has_delimiter_line(e) and not e.startswith("\ufeff"))
 )
 
 

@@ -104,8 +104,12 @@ def test_merge_across_both_stores_is_one_step(qtbot, home, window):
     view = window.memory.consolidate
     with qtbot.waitSignal(view.sig_loaded, timeout=10000):
         window.memory.show_consolidate()
+    statuses = window.workspace.statuses
+    # both stores re-read after the writes above (their events may come in either order)
     qtbot.waitUntil(lambda: view.report and len(view.report["groups"]) == 1 and
-                    window.workspace.statuses["memory"].entries == ("User prefers the fish shell over bash.",),
+                    statuses["memory"].entries == ("User prefers the fish shell over bash.",) and
+                    statuses["user"].entries == ("The user prefers the fish shell, not bash.", "Name: Dana") and
+                    not view._loading,
                     timeout=10000)
     view.group_list.setCurrentRow(0)
     original = _bytes(home)
@@ -113,6 +117,7 @@ def test_merge_across_both_stores_is_one_step(qtbot, home, window):
     view.merged_card.text_edit.setPlainText(merged)
     view.run_check()
     assert set(view.meter_labels) == {"memory", "user"}
+    assert view.apply_button.isEnabled(), view.problem_label.text()
     with qtbot.waitSignal(view.sig_applied, timeout=10000):
         view.apply()
     memory, user = _bytes(home)

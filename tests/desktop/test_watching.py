@@ -178,55 +178,54 @@ def _aged_home(root: Path, count: int) -> HermesHome:
     return home
 
 
+@pytest.fixture
+def late_watch(tmp_path):
+    """An aged home of 30 skills, a Workspace that watches later, and the changes it reports."""
+    home = _aged_home(tmp_path / "home", 30)
+    workspace = Workspace(home, watch_later=True)
+    changes: list[Change] = []
+    workspace.sig_changed.connect(changes.append)
+    yield home, workspace, changes
+    workspace.close()
+
+
 def _until_watching(qtbot, workspace: Workspace) -> None:
     qtbot.waitUntil(lambda: workspace.watching and not workspace.watch_starting, timeout=20000)
 
 
-def test_what_changed_before_a_late_watch_started_is_still_reported(qtbot, tmp_path):
-    home = _aged_home(tmp_path / "home", 30)
-    workspace = Workspace(home, watch_later=True)
-    changes: list[Change] = []
-    workspace.sig_changed.connect(changes.append)
-    try:
-        assert not workspace.watching
-        # written after the Workspace was made (say, while the graph was read), before the watch
-        edited = home.path / "skills" / "category-3" / "skill-3" / "SKILL.md"
-        with edited.open("a", encoding="utf-8") as handle:
-            handle.write("A step learned meanwhile.\n")
-        new_skill = home.path / "skills" / "category-1" / "brand-new" / "SKILL.md"
-        new_skill.parent.mkdir()
-        new_skill.write_text("---\nname: brand-new\ndescription: Made meanwhile\n---\n", encoding="utf-8")
-        atomic_write_text(home.memory_file, "uses docker\n§\nprefers short answers\n§\nnew fact", ".mem_")
+def test_what_changed_before_a_late_watch_started_is_still_reported(qtbot, late_watch):
+    home, workspace, changes = late_watch
+    assert not workspace.watching
+    # written after the Workspace was made (say, while the graph was read), before the watch
+    edited = home.path / "skills" / "category-3" / "skill-3" / "SKILL.md"
+    with edited.open("a", encoding="utf-8") as handle:
+        handle.write("A step learned meanwhile.\n")
+    new_skill = home.path / "skills" / "category-1" / "brand-new" / "SKILL.md"
+    new_skill.parent.mkdir()
+    new_skill.write_text("---\nname: brand-new\ndescription: Made meanwhile\n---\n", encoding="utf-8")
+    atomic_write_text(home.memory_file, "uses docker\n§\nprefers short answers\n§\nnew fact", ".mem_")
 
-        workspace.start_watching()
-        _until_watching(qtbot, workspace)
-        qtbot.waitUntil(lambda: {c.kind for c in changes} >= {"skills", "memory"}, timeout=10000)
-        skill_paths = {path for c in changes if c.kind == "skills" for path in c.detail.get("paths", [])}
-        assert {str(edited), str(new_skill)} <= skill_paths
-        assert not any(c.detail.get("rescan") for c in changes)  # exact paths, no rescan of all
+    workspace.start_watching()
+    _until_watching(qtbot, workspace)
+    qtbot.waitUntil(lambda: {c.kind for c in changes} >= {"skills", "memory"}, timeout=10000)
+    skill_paths = {path for c in changes if c.kind == "skills" for path in c.detail.get("paths", [])}
+    assert {str(edited), str(new_skill)} <= skill_paths
+    assert not any(c.detail.get("rescan") for c in changes)  # exact paths, no rescan of all
 
-        # and the watch is live from then on
-        later = home.path / "skills" / "category-0" / "skill-0" / "SKILL.md"
-        with qtbot.waitSignal(workspace.sig_changed, timeout=5000,
-                              check_params_cb=lambda c: str(later) in c.detail.get("paths", [])):  # fmt: skip
-            with later.open("a", encoding="utf-8") as handle:
-                handle.write("And one later.\n")
-    finally:
-        workspace.close()
+    # and the watch is live from then on
+    later = home.path / "skills" / "category-0" / "skill-0" / "SKILL.md"
+    with qtbot.waitSignal(workspace.sig_changed, timeout=5000,
+                          check_params_cb=lambda c: str(later) in c.detail.get("paths", [])):  # fmt: skip
+        with later.open("a", encoding="utf-8") as handle:
+            handle.write("And one later.\n")
 
 
-def test_a_late_watch_over_an_unchanged_home_reports_nothing(qtbot, tmp_path):
-    home = _aged_home(tmp_path / "home", 30)
-    workspace = Workspace(home, watch_later=True)
-    changes: list[Change] = []
-    workspace.sig_changed.connect(changes.append)
-    try:
-        workspace.start_watching()
-        _until_watching(qtbot, workspace)
-        qtbot.wait(300)  # (longer than the debounce)
-        assert changes == []
-    finally:
-        workspace.close()
+def test_a_late_watch_over_an_unchanged_home_reports_nothing(qtbot, late_watch):
+    _home, workspace, changes = late_watch
+    workspace.start_watching()
+    _until_watching(qtbot, workspace)
+    qtbot.wait(300)  # (longer than the debounce)
+    assert changes == []
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the cancellable walk is inotify's")

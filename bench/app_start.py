@@ -196,7 +196,7 @@ def run_app(home: Path, out: Path, cache: Path, *, idle: bool = False) -> tuple[
 def demo_copy(work: Path) -> Path:
     target = work / "demo-home"
     if not target.exists():
-        shutil.copytree(ROOT / "resources" / "demo-home", target)
+        shutil.copytree(ROOT / "desktop" / "hermes_studio" / "resources" / "demo-home", target)
     return target
 
 

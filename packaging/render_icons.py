@@ -1,4 +1,4 @@
-"""Render resources/icons/hermes-studio.svg into the icons each system expects.
+"""Render desktop/hermes_studio/resources/icons/hermes-studio.svg into the icons each system expects.
 
     python packaging/render_icons.py [OUT]      (default OUT: build/icons)
 
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT / "resources" / "icons" / "hermes-studio.svg"
+SOURCE = ROOT / "desktop" / "hermes_studio" / "resources" / "icons" / "hermes-studio.svg"
 NAME = "hermes-studio"
 HICOLOR_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 ICO_SIZE = 256  # Qt's ICO writer stores one image; Windows scales it down well

@@ -55,7 +55,7 @@ class StartupError(RuntimeError):
 
 # --- the demo home --------------------------------------------------------------------
 def bundled_demo_home() -> Path:
-    """The demo home shipped with the app (``resources/demo-home`` in the repository)."""
+    """The demo home shipped with the app (``resources/demo-home`` in the package)."""
     return resources_dir() / "demo-home"
 
 

@@ -29,7 +29,7 @@ MODE_LABELS = {"light": "Light", "dark": "Dark", "system": "Follow the system"}
 
 
 def themes_dir() -> Path:
-    """``resources/themes`` in the repository (beside the demo home)."""
+    """``resources/themes`` in the package (beside the demo home)."""
     return resources_dir() / "themes"
 
 

@@ -1,4 +1,4 @@
-"""Write ``resources/demo-home`` from the data here: skills, .usage.json, memories, state.db
+"""Write ``desktop/hermes_studio/resources/demo-home`` from the data here: skills, .usage.json, memories, state.db
 (sessions that wrote entries and skills), the curator ledger of those skill writes, the
 history of versions (``.memory-studio/history/``) and a few staged writes (``pending/``).
 
@@ -365,4 +365,5 @@ def build(target: Path) -> None:
 
 
 if __name__ == "__main__":
-    build(Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "resources" / "demo-home")
+    default = REPO / "desktop" / "hermes_studio" / "resources" / "demo-home"
+    build(Path(sys.argv[1]) if len(sys.argv) > 1 else default)

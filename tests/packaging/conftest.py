@@ -8,6 +8,8 @@ they fail instead of skipping.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -26,6 +28,22 @@ def package_test_asked() -> None:
     """For tests too slow for every `make test`: they run when asked, else skip."""
     if not asked():
         pytest.skip("runs with HERMES_PACKAGE_TEST=1 (make package-test)")
+
+
+@pytest.fixture(scope="session")
+def built_wheel(package_test_asked, tmp_path_factory) -> Path:
+    """The project's wheel, as `pip install .` builds it. Build isolation fetches the
+    build backend that pyproject.toml asks for (setuptools>=77, from the index or pip's
+    cache): a venv's own setuptools may be older (Python 3.11's is 65, which rejects the
+    PEP 639 licence string), so `--no-build-isolation` is not used."""
+    target = tmp_path_factory.mktemp("wheels")
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(target), str(ROOT)],
+        capture_output=True, text=True, timeout=600, cwd=target,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = target.glob("hermes_memory_studio-*.whl")
+    return wheel
 
 
 @pytest.fixture(scope="session")

@@ -39,14 +39,10 @@ def run(command) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def engine_venv(package_test_asked, tmp_path_factory) -> Path:
-    work = tmp_path_factory.mktemp("engine-alone")
-    built = run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", work / "wheels", ROOT])
-    assert built.returncode == 0, built.stderr
-    (wheel,) = (work / "wheels").glob("hermes_memory_studio-*.whl")
-    target = work / "venv"
+def engine_venv(built_wheel, tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("engine-alone") / "venv"
     venv.EnvBuilder(with_pip=True).create(target)
-    installed = run([target / "bin" / "python", "-m", "pip", "install", "--quiet", wheel])
+    installed = run([target / "bin" / "python", "-m", "pip", "install", "--quiet", built_wheel])
     assert installed.returncode == 0, installed.stderr
     return target
 
@@ -69,7 +65,7 @@ def test_engine_installs_without_the_desktop_dependencies(engine_venv):
 def test_engine_alone_runs_status_on_a_home(engine_venv, tmp_path):
     cli = engine_venv / "bin" / "hermes-memory"
     home = tmp_path / "home"
-    shutil.copytree(ROOT / "resources" / "demo-home", home)
+    shutil.copytree(ROOT / "desktop" / "hermes_studio" / "resources" / "demo-home", home)
     version = run([cli, "--version"])
     where = run([engine_venv / "bin" / "python", "-c", "import hermes_memory; print(hermes_memory.__file__)"])
     assert Path(where.stdout.strip()).is_relative_to(engine_venv), where.stdout

@@ -32,7 +32,7 @@ def run(command, env, timeout=120, **kwargs) -> subprocess.CompletedProcess:
 @pytest.fixture
 def demo_home(tmp_path) -> Path:
     home = tmp_path / "home"
-    shutil.copytree(ROOT / "resources" / "demo-home", home)
+    shutil.copytree(ROOT / "desktop" / "hermes_studio" / "resources" / "demo-home", home)
     return home
 
 

@@ -31,7 +31,7 @@ def _no_leaked_threads():
 
 @pytest.fixture
 def demo_home(tmp_path) -> HermesHome:
-    """A private copy of resources/demo-home."""
+    """A private copy of the bundled demo home."""
     target = tmp_path / "demo-home"
     shutil.copytree(bundled_demo_home(), target)
     return HermesHome.resolve(target)

@@ -21,7 +21,7 @@ from hermes_memory.home import HermesHome
 
 REPO = Path(__file__).resolve().parents[3]
 ENGINE_DIR = REPO / "engine"
-DEMO_HOME = REPO / "resources" / "demo-home"
+DEMO_HOME = REPO / "desktop" / "hermes_studio" / "resources" / "demo-home"
 SSHD = Path("/usr/sbin/sshd")
 
 

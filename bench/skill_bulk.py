@@ -6,9 +6,11 @@ On a copy of the generated home of ``bench/graph_build.py`` (cached under
 * the engine step: archive (then restore, pin and unpin) through the same functions the
   desktop's single and bulk actions call, with the folder scan handed in (the scan is
   printed once on its own: it is the same for any batch size);
-* for one skill, also the graph's node actions as the desktop and ``hermes-memory node``
-  call them, with nothing handed in (``node delete`` archives, ``node restore`` brings it
-  back): they find the skill themselves, which must cost that skill, not the home;
+* for one skill, also the graph's node actions as the desktop calls them, with nothing
+  handed in (``node delete`` archives, ``node restore`` brings it back): they find the
+  skill themselves with a full scan through the home's index, which the window's graph
+  keeps, so only changed SKILL.md files are read (``hermes-memory node`` on its own reads
+  them all once);
 * write floor: one atomic write of ``.usage.json`` plus the folder moves (there and back),
   the least any archive must do on disk;
 * rewrite floor: the write floor plus reading, parsing and serialising the sidecar once,
@@ -46,6 +48,7 @@ from hermes_memory.home import HermesHome  # noqa: E402
 from hermes_memory.learning.mutations import delete_node, restore_node  # noqa: E402
 from hermes_memory.skills.index import SkillIndex  # noqa: E402
 from hermes_memory.skills.lifecycle import archive_many, restore_many, set_pinned_many  # noqa: E402
+from hermes_memory.skills.shared_index import shared_index  # noqa: E402
 from hermes_memory.skills.usage import serialise  # noqa: E402
 
 TARGET_REWRITE = 3.0
@@ -112,6 +115,9 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hermes-skill-bulk-") as tmp:
         home = copy_home(args.count, Path(tmp))
+        # the app's window keeps the home's index for its graph, which node actions use
+        kept_index = shared_index(home)
+        kept_index.scan()
         scan_time, scan = timed(lambda: SkillIndex(home).scan())
         usage = json.loads(home.skills_usage_file.read_bytes())
         names = [n for n, r in sorted(usage.items()) if not r.get("pinned") and scan.get(n)]

@@ -38,7 +38,7 @@ from ..history.recording import record_skill_changes
 from ..home import HermesHome
 from ..safe_load import RECORD_LIMITS, UnsafeDocument, read_bounded
 from .frontmatter import parse_frontmatter
-from .index import BUNDLED, HUB, Skill, SkillIndex, SkillReadError, SkillScan, read_head
+from .index import BUNDLED, HUB, Skill, SkillReadError, SkillScan, read_head
 from .moves import (
     ARCHIVE,
     RESTORE,
@@ -61,6 +61,7 @@ from .roots import (
     prune_builtins_enabled,
     unsafe_name_reason,
 )
+from .shared_index import shared_index
 from .usage import (
     MOVE_INTENT_FILE,
     UsageError,
@@ -118,7 +119,7 @@ def find_skill(
     """``(scan, skill, None)`` or ``(scan, None, why)`` for a name from outside.
 
     Without a ``scan`` (or with a partial one of another skill) the skill is looked up
-    by :func:`locate_skill`: a change to one skill costs that skill, not the home."""
+    by :func:`locate_skill`, the full scan."""
     reason = unsafe_name_reason(name)
     if reason:
         return scan, None, reason
@@ -129,17 +130,15 @@ def find_skill(
 
 
 def locate_skill(home: HermesHome, name: str) -> SkillScan:
-    """A scan holding skill ``name`` if the home has one: first only the folders named
-    after it (:meth:`SkillIndex.scan_named`: a few ``stat`` calls per top-level folder
-    and one read), and only when none of them holds it, every folder (a skill whose
-    folder is named otherwise, or no such skill). The answer is the full scan's, but
-    for one case the quick look cannot see: a second skill of the same name, in a
-    folder named otherwise, that the full scan would list first."""
-    index = SkillIndex(home)
-    scan = index.scan_named(name)
-    if scan is None or scan.get(name) is None:
-        scan = index.scan()
-    return scan
+    """The full scan, which holds skill ``name`` if the home has one. Only it can tell
+    which of two skills of one name wins (the first listed, wherever their folders are
+    and however they are named), or that a name is free; a look in the folders named
+    after the skill (:meth:`SkillIndex.scan_named`) cannot see a folder named otherwise.
+    It goes through the home's shared index: where one is kept (the app's graph keeps
+    it) every file is checked with a ``stat`` and only the changed ones are read again;
+    a command on its own reads every SKILL.md once."""
+    del name  # (the same scan whatever the name)
+    return shared_index(home).scan()
 
 
 def after_change(home: HermesHome, action: str, name: str) -> None:
@@ -674,9 +673,7 @@ class _Restore:
     dest: Path
 
 
-def _plan_restore(
-    home: HermesHome, name: str, archived: list[ArchivedSkill], scan: SkillScan | None
-) -> _Restore | str:
+def _plan_restore(home: HermesHome, name: str, archived: list[ArchivedSkill], scan: SkillScan) -> _Restore | str:
     reason = unsafe_name_reason(name)
     if reason:
         return reason
@@ -684,10 +681,6 @@ def _plan_restore(
     if item is None:
         return f"skill '{name}' not found in archive"
     restored = item.name
-    if scan is None or scan.partial:
-        # is the name in use again? Where a skill of that name would live (a skill named
-        # otherwise than its folder, found only by a full scan, is not looked for)
-        scan = SkillIndex(home).scan_named(restored) or SkillIndex(home).scan()
     if restored in scan.hub.names:
         return f"skill '{restored}' is now hub-installed; restore would shadow the upstream version"
     if restored in scan.bundled and not prune_builtins_enabled(scan.config):
@@ -716,6 +709,8 @@ def restore_many(home: HermesHome, names: list[str], *, scan: SkillScan | None =
         if reason:
             return BatchOutcome(False, reason, name)
     archived = list_archived(home)
+    if scan is None or scan.partial:
+        scan = shared_index(home).scan()  # is a name in use again, in any folder? (see locate_skill)
     plans: list[_Restore] = []
     planned: dict[str, str] = {}  # what each restored skill and destination came from
     for name in names:

@@ -1,5 +1,6 @@
-"""Archiving or restoring one skill looks at that skill, not at every skill in the home,
-and still finds it by its SKILL.md name, as a full scan does."""
+"""Archiving or restoring one skill finds it by its SKILL.md name exactly as the full scan
+does (the first of two skills of one name wins, wherever their folders are), and where the
+home's index is kept (the app's graph) reads only that skill's SKILL.md again."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import contextlib
 import os
 import random
 import sys
+import time
 
 import pytest
 
 from hermes_memory.learning.mutations import delete_node, restore_node
 from hermes_memory.skills.index import SkillIndex
 from hermes_memory.skills.lifecycle import find_skill, list_archived, locate_skill, restore_skill
+from hermes_memory.skills.shared_index import shared_index
 
 _OPENED: list[list[str]] = []  # the recorders listening now
 
@@ -49,18 +52,44 @@ def big(hb):
     return hb
 
 
+def settled(home) -> None:
+    """Every file of the home written well in the past (a scan re-reads files written in
+    the last seconds, whose timestamps cannot yet tell two writes apart)."""
+    past = time.time() - 60
+    for path in home.skills_dir.rglob("*"):
+        os.utime(path, (past, past), follow_symlinks=False)
+    os.utime(home.skills_dir, (past, past))
+
+
+def skills_read(home, paths: list[str]) -> set[str]:
+    """The folders whose SKILL.md was opened, leaving out tries at a SKILL.md that is not
+    there (a category folder listed again is asked whether it is a skill itself). A scan
+    opens paths relative to the folder above, here the skills folder or the archive."""
+    folders = set()
+    for path in paths:
+        found = [base / path for base in (home.skills_dir, home.skills_archive_dir)]
+        if os.path.isabs(path) or any(candidate.is_file() for candidate in found):
+            folders.add(os.path.basename(os.path.dirname(path)))
+    return folders
+
+
 def test_archiving_and_restoring_one_skill_opens_only_its_skill_md(big):
+    """With the home's index kept, as the app's graph keeps it."""
     home = big.home
+    settled(home)
+    kept = shared_index(home)
+    kept.scan()
     with opened() as paths:
         result = delete_node(home, "docker-logs")
     assert result["ok"], result
     assert not (home.skills_dir / "devops" / "docker-logs").exists()
-    assert {os.path.basename(os.path.dirname(p)) for p in paths} == {"docker-logs"}, paths
+    assert skills_read(home, paths) == {"docker-logs"}, paths
     with opened() as paths:
         result = restore_node(home, "docker-logs")
     assert result["ok"], result
     assert (home.skills_dir / "devops" / "docker-logs" / "SKILL.md").is_file()
-    assert {os.path.basename(os.path.dirname(p)) for p in paths} == {"docker-logs"}, paths
+    assert skills_read(home, paths) == {"docker-logs"}, paths
+    del kept
 
 
 def test_a_skill_in_a_folder_named_otherwise_is_still_found_by_its_name(big):
@@ -88,6 +117,29 @@ def test_two_folders_named_after_a_skill_resolve_as_the_full_scan_does(big):
     assert locate_skill(home, "twin").get("twin").directory == expected
     assert delete_node(home, "twin")["ok"]
     assert not os.path.exists(expected)
+
+
+def test_a_second_skill_of_that_name_in_a_folder_named_otherwise_wins_as_in_the_full_scan(big):
+    home = big.home
+    big.skill("aaa-twin-copy", name="twin")  # listed first by the full scan
+    big.skill("twin")
+    expected = SkillIndex(home).scan().get("twin").directory
+    assert expected.endswith("aaa-twin-copy")
+    assert locate_skill(home, "twin").get("twin").directory == expected
+    assert delete_node(home, "twin")["ok"]
+    assert not os.path.exists(expected)
+    assert (home.skills_dir / "twin" / "SKILL.md").is_file()
+
+
+def test_a_restore_is_refused_when_a_folder_named_otherwise_holds_that_name(big):
+    home = big.home
+    assert delete_node(home, "docker-logs")["ok"]
+    big.skill("ops/log-reader", name="docker-logs")  # the name taken again, elsewhere
+    result = restore_node(home, "docker-logs")
+    assert not result["ok"] and "exists again" in result["message"], result
+    assert "log-reader" in result["message"]
+    assert [item.name for item in list_archived(home)] == ["docker-logs"]
+    assert not (home.skills_dir / "devops" / "docker-logs").exists()
 
 
 def test_a_linked_top_level_folder_falls_back_to_the_full_scan(big, tmp_path):
@@ -124,9 +176,7 @@ def test_restore_keeps_the_archive_name_rules(big):
 @pytest.mark.parametrize("seed", range(12))
 def test_the_quick_lookup_agrees_with_the_full_scan(hb, seed):
     """Random layouts (flat, in categories, nested, folders named otherwise than their
-    skill, names claimed twice): every name resolves to the full scan's skill, except in
-    the one documented case: a name claimed twice, where the full scan's first claim is
-    in a folder the quick look does not visit (named otherwise, or deeper)."""
+    skill, names claimed twice): every name resolves to the full scan's skill."""
     rng = random.Random(seed)
     names = [f"s{n}" for n in range(10)]
     for number in range(25):
@@ -142,14 +192,4 @@ def test_the_quick_lookup_agrees_with_the_full_scan(hb, seed):
         if winner is None:
             assert quick is None
             continue
-        claims = [s for s in (*full.skills, *full.duplicates) if s.name == name]
-        if not looked_at(winner, name) and any(looked_at(s, name) for s in claims):
-            continue  # the documented case: the quick look takes the claim it can see
         assert quick is not None and quick.directory == winner.directory, name
-
-
-def looked_at(skill, name: str) -> bool:
-    """Whether the quick lookup sees this folder: named after the skill, one or two
-    levels below its root."""
-    parts = skill.rel_dir.split("/")
-    return parts[-1] == name and len(parts) <= 2

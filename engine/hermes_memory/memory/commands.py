@@ -172,9 +172,17 @@ def _report(ctx: CliContext, store: MemoryStore, result: dict) -> int:
     return EXIT_REFUSED
 
 
+def _warn_about_config(ctx: CliContext, store: MemoryStore) -> None:
+    """What ``status`` says about config.yaml (unreadable, a bad memory section: defaults
+    used), on stderr, so a write under a broken config does not go by without a word."""
+    for warning in store.config.warnings:
+        ctx.error(f"warning: {warning}", EXIT_OK)
+
+
 def _write(ctx: CliContext, **call) -> int:
     ctx.home.require()
     store = MemoryStore(ctx.home)
+    _warn_about_config(ctx, store)
     return _report(ctx, store, dispatch(store=store, **call))
 
 
@@ -215,6 +223,7 @@ def cmd_batch(args: argparse.Namespace, ctx: CliContext) -> int:
         )
     ctx.home.require()
     store = MemoryStore(ctx.home)
+    _warn_about_config(ctx, store)
     return _report(ctx, store, store.apply_batch(args.target, operations))
 
 

@@ -143,3 +143,50 @@ def test_json_is_accepted_after_any_sub_command(home):
         code, out, _ = run("--home", str(home.path), *argv, "--json")
         assert code == 0, argv
         assert isinstance(json.loads(out), dict), argv
+
+
+BROKEN_CONFIGS = {
+    "memory section not a mapping": "memory: [oops]\n",
+    "bad limit": "memory:\n  memory_char_limit: lots\n",
+    "not YAML": "memory: {unclosed\n",
+}
+
+
+def _warnings(text: str) -> list[str]:
+    return [line.split("warning: ", 1)[1] for line in text.splitlines() if "warning: " in line]
+
+
+@pytest.mark.parametrize("config", BROKEN_CONFIGS.values(), ids=BROKEN_CONFIGS.keys())
+def test_writes_warn_about_config_yaml_on_stderr_as_status_does(home, tmp_path, config):
+    home.config_file.write_text(config, encoding="utf-8")
+    _, status_out, _ = run("--home", str(home.path), "status")
+    expected = _warnings(status_out)
+    assert expected, status_out  # each of these configs is worth a warning
+    code, out, err = run("--home", str(home.path), "add", "memory", "Project uses pnpm")
+    assert code == 0 and out.startswith("Entry added."), err
+    assert _warnings(err) == expected
+    assert all(line.startswith("hermes-memory: warning: ") for line in err.splitlines())
+    code, out, err = run("--home", str(home.path), "--json", "replace", "memory", "pnpm", "Uses pnpm 9")
+    assert code == 0 and json.loads(out)["success"] is True  # stdout stays the tool payload
+    assert _warnings(err) == expected
+    batch = tmp_path / "ops.json"
+    batch.write_text(json.dumps([{"action": "remove", "old_text": "pnpm 9"}]), encoding="utf-8")
+    code, _, err = run("--home", str(home.path), "batch", "memory", str(batch))
+    assert code == 0 and _warnings(err) == expected
+    assert home.memory_file.read_text(encoding="utf-8") == ""
+
+
+def test_writes_warn_when_config_yaml_cannot_be_read(home):
+    home.config_file.mkdir()  # a folder where the file should be: unreadable as a config
+    code, out, err = run("--home", str(home.path), "add", "user", "Prefers tea")
+    assert code == 0 and out.startswith("Entry added."), err
+    assert "config.yaml" in err and "warning: " in err
+    code, _, err = run("--home", str(home.path), "remove", "user", "tea")
+    assert code == 0 and "config.yaml" in err
+
+
+def test_writes_under_a_sound_config_print_no_warning(home):
+    home.config_file.write_text("memory:\n  memory_char_limit: 3000\n", encoding="utf-8")
+    code, out, err = run("--home", str(home.path), "add", "memory", "Project uses pnpm")
+    assert code == 0 and "/3,000 chars" in out
+    assert err == ""

@@ -16,8 +16,12 @@ Starting a watch adds one inotify watch per folder (11,000 of them at 10,000 ski
 the app starts it once the graph is drawn and the first reads are done. Whatever changed
 in between is not lost: given ``since_ns``, the walk that adds the watches also looks at
 each file's and folder's modification and change times, and each one changed since then
-arrives as a :class:`ChangedSinceEvent` (as if it had been watched all along). A start
-can be cancelled (the window closed meanwhile): the walk stops at the next folder.
+arrives as a :class:`ChangedSinceEvent` (as if it had been watched all along). Files
+whose version the caller noted when it opened (``unchanged``, see :func:`file_version`)
+are reported only if their version differs now: ``since_ns`` has a margin for coarse
+time stamps, and without this a file written just before the open would be reported
+as a change made after it. A start can be cancelled (the window closed meanwhile): the
+walk stops at the next folder.
 
 On platforms without inotify the platform observer is used with the same event filter,
 and ``since_ns`` makes one :class:`QueueOverflowEvent` (re-read everything) instead.
@@ -50,6 +54,14 @@ log = logging.getLogger(__name__)
 
 #: After the last overflow of a burst, wait this long before the one rescan.
 OVERFLOW_QUIET_SECONDS = 0.25
+#: A file last written at least this long before its version is noted cannot be written
+#: again unseen: the next write gets a later time stamp (filesystems with fine time stamps
+#: take them from a clock that lags by a scheduler tick at most).
+DISTINCT_STAMP_NS = 100_000_000
+
+#: A file's version: device, inode, size and modification time. Not the change time:
+#: SQLite run as root chowns its WAL at every open, a read too, which changes only that.
+FileVersion = tuple[int, int, int, int]
 
 
 class QueueOverflowEvent(FileSystemEvent):
@@ -121,7 +133,9 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
             ``since_ns`` (see the module's notes)."""
             cancelled = getattr(_starting, "cancelled", None)
             since_ns = getattr(_starting, "since_ns", None)
-            _starting.cancelled = _starting.since_ns = None  # (folders made later: plain walks)
+            unchanged = getattr(_starting, "unchanged", None) or {}
+            # (folders made later: plain walks)
+            _starting.cancelled = _starting.since_ns = _starting.unchanged = None
             changed: list[bytes] = []
             self._add_callback(path)
             if not (self.is_recursive and os.path.isdir(path)):
@@ -142,8 +156,10 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
                 for entry in listed:
                     try:
                         is_folder = entry.is_dir(follow_symlinks=follow)
-                        if since_ns is not None and _changed_since(entry.stat(follow_symlinks=False), since_ns):
-                            changed.append(entry.path)
+                        if since_ns is not None:
+                            info = entry.stat(follow_symlinks=False)
+                            if _changed_since(info, since_ns) and unchanged.get(entry.path) != _version(info):
+                                changed.append(entry.path)
                     except OSError:
                         continue
                     if is_folder:
@@ -204,12 +220,13 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
 
     class CalmEmitter(InotifyEmitter):
         def __init__(self, *args, since_ns: int | None = None, cancelled: threading.Event | None = None,
-                     **kwargs) -> None:  # fmt: skip
+                     unchanged: dict[bytes, FileVersion] | None = None, **kwargs) -> None:  # fmt: skip
             super().__init__(*args, **kwargs)
-            self._since_ns, self._cancelled = since_ns, cancelled
+            self._since_ns, self._cancelled, self._unchanged = since_ns, cancelled, unchanged
 
         def on_thread_start(self) -> None:
             _starting.since_ns, _starting.cancelled = self._since_ns, self._cancelled
+            _starting.unchanged = self._unchanged
             try:
                 group = CalmWatchGroup(
                     self._inotify_fd,
@@ -219,7 +236,7 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
                     follow_symlink=self.watch.follow_symlink,
                 )
             finally:
-                _starting.since_ns = _starting.cancelled = None
+                _starting.since_ns = _starting.cancelled = _starting.unchanged = None
             group.overflowed = lambda: self.queue_event(QueueOverflowEvent(self.watch.path))
             self._inotify = group
             for path in group.changed_since or ():
@@ -231,11 +248,13 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
             return super().get_event_mask_from_filter() & ~InotifyConstants.IN_ATTRIB
 
     class CalmInotifyObserver(InotifyObserver):
-        def __init__(self, since_ns: int | None = None, cancelled: threading.Event | None = None) -> None:
+        def __init__(self, since_ns: int | None = None, cancelled: threading.Event | None = None,
+                     unchanged: dict[bytes, FileVersion] | None = None) -> None:  # fmt: skip
             self._inotify_fd = InotifyFD()
             self._inotify_fd.start()
             BaseObserver.__init__(
-                self, CalmEmitter, inotify_fd=self._inotify_fd, since_ns=since_ns, cancelled=cancelled
+                self, CalmEmitter, inotify_fd=self._inotify_fd, since_ns=since_ns, cancelled=cancelled,
+                unchanged=unchanged,
             )
 
     return CalmInotifyObserver
@@ -243,6 +262,24 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
 
 def _changed_since(info: os.stat_result, since_ns: int) -> bool:
     return max(info.st_mtime_ns, info.st_ctime_ns) >= since_ns
+
+
+def _version(info: os.stat_result) -> FileVersion:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def file_version(path: str, now_ns: int) -> FileVersion | None:
+    """The version of the file at ``path`` now (``now_ns``, ``time.time_ns()``), for
+    ``content_observer(unchanged=...)``; None when a later write might leave it the same:
+    the file is missing, was written within :data:`DISTINCT_STAMP_NS`, or has time stamps
+    in whole seconds (a filesystem that keeps no finer ones)."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    if info.st_mtime_ns % 1_000_000_000 == 0 or info.st_mtime_ns > now_ns - DISTINCT_STAMP_NS:
+        return None
+    return _version(info)
 
 
 _OBSERVER_CLASS = _inotify_observer_class()
@@ -268,15 +305,18 @@ def content_observer(
     handler: FileSystemEventHandler,
     *,
     since_ns: int | None = None,
+    unchanged: dict[str, FileVersion] | None = None,
     cancelled: threading.Event | None = None,
 ) -> BaseObserver:
     """An observer (not started) reporting content changes anywhere below ``path``.
 
-    ``since_ns`` (``time.time_ns()``): on start, also report what changed since then.
+    ``since_ns`` (``time.time_ns()``): on start, also report what changed since then,
+    except the files of ``unchanged`` (path: :func:`file_version`) still in that version.
     ``cancelled``: set while ``start()`` runs, it stops adding watches and raises
     :class:`WatchCancelled` (stop the observer then, to free what it holds)."""
     if _OBSERVER_CLASS is not None:
-        observer = _OBSERVER_CLASS(since_ns, cancelled)
+        known = {os.fsencode(os.path.normpath(file)): version for file, version in (unchanged or {}).items()}
+        observer = _OBSERVER_CLASS(since_ns, cancelled, known)
     else:
         observer = _PlatformObserver(path, since_ns)
     observer.daemon = True

@@ -43,7 +43,7 @@ from hermes_memory.home import HermesHome
 from hermes_memory.memory.entries import TARGETS
 from hermes_memory.memory.status import StoreStatus
 
-from .watching import WatchCancelled, content_observer
+from .watching import WatchCancelled, content_observer, file_version
 
 log = logging.getLogger(__name__)
 
@@ -230,6 +230,14 @@ class Workspace(QObject):
         self._watch_wanted = watch and not self.remote
         # (reports what changed since now once the watch is in place: see capture_history)
         self._catch_up_from_open = self._watch_wanted and watch_later
+        # the versions of the files watched by name, before any read: the catch-up reports
+        # them only if they changed since (a few stats; not the skills, one per skill)
+        self._versions_at_open = {
+            str(path): version
+            for path in (home.config_file, home.memory_file, home.user_file, home.state_db,
+                         home.path / "state.db-wal")  # fmt: skip
+            if (version := file_version(str(path), self.opened_ns)) is not None
+        } if self._catch_up_from_open else {}
         self._closed = False
         self._reconnect = QTimer(self)
         self._reconnect.setSingleShot(True)
@@ -271,6 +279,7 @@ class Workspace(QObject):
             str(self.home.path),
             _FolderWatcher(self.home, self._report_from_watcher),
             since_ns=self.opened_ns - CATCH_UP_MARGIN_NS if catch_up else None,
+            unchanged=self._versions_at_open,
             cancelled=self._watch_cancel,
         )
         self._observer = observer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -226,6 +227,57 @@ def test_a_late_watch_over_an_unchanged_home_reports_nothing(qtbot, late_watch):
     _until_watching(qtbot, workspace)
     qtbot.wait(300)  # (longer than the debounce)
     assert changes == []
+
+
+@pytest.fixture
+def written_just_before_open(tmp_path):
+    """An aged home where, just before the window opens (within the catch-up margin), the
+    agent wrote config.yaml and MEMORY.md and a session to state.db, whose connection it
+    keeps open (so the WAL stays, as beside a running agent)."""
+    home = _aged_home(tmp_path / "home", 10)
+    agent = sqlite3.connect(home.path / "state.db")
+    agent.execute("PRAGMA journal_mode=WAL")
+    agent.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, content TEXT)")
+    agent.execute("INSERT INTO messages (content) VALUES ('deploys on Fridays')")
+    agent.commit()
+    home.config_file.write_text("memory:\n  memory_char_limit: 3000\n", encoding="utf-8")
+    atomic_write_text(home.memory_file, "uses docker\n§\nprefers short answers\n§\nfresh", ".mem_")
+    time.sleep(0.3)
+    yield home, agent
+    agent.close()
+
+
+def _late_workspace(home: HermesHome) -> tuple[Workspace, list[Change]]:
+    workspace = Workspace(home, watch_later=True)
+    changes: list[Change] = []
+    workspace.sig_changed.connect(changes.append)
+    return workspace, changes
+
+
+def test_a_late_watch_does_not_report_again_what_was_written_before_the_open(qtbot, written_just_before_open):
+    home, _agent = written_just_before_open
+    workspace, changes = _late_workspace(home)
+    try:
+        workspace.start_watching()
+        _until_watching(qtbot, workspace)
+        qtbot.wait(300)  # (longer than the debounce)
+        assert [change.kind for change in changes] == []
+    finally:
+        workspace.close()
+
+
+def test_a_late_watch_reports_config_and_sessions_changed_after_the_open(qtbot, written_just_before_open):
+    home, agent = written_just_before_open
+    workspace, changes = _late_workspace(home)
+    try:
+        home.config_file.write_text("memory:\n  memory_char_limit: 3300\n", encoding="utf-8")
+        agent.execute("INSERT INTO messages (content) VALUES ('and on Mondays')")
+        agent.commit()
+        workspace.start_watching()
+        _until_watching(qtbot, workspace)
+        qtbot.waitUntil(lambda: {c.kind for c in changes} >= {"config", "sessions"}, timeout=10000)
+    finally:
+        workspace.close()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the cancellable walk is inotify's")

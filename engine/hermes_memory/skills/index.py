@@ -26,6 +26,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import gc
+import itertools
 import operator
 import os
 import stat
@@ -168,6 +169,9 @@ _BLANK_NAME = FrontmatterCheck()  # a name that is blank text
 _UNCLOSED_FRONTMATTER = FrontmatterCheck(fence=UNCLOSED_FENCE)
 
 
+_serials = itertools.count()
+
+
 @dataclass
 class SkillScan:
     """The result of one scan."""
@@ -183,6 +187,12 @@ class SkillScan:
     #: only the folders named after one skill were looked at (:meth:`SkillIndex.scan_named`):
     #: ``skills`` holds that skill at most, and says nothing about any other name
     partial: bool = False
+    #: the :attr:`serial` of the scan this one patches: that scan with each ``(old, new)``
+    #: skill of ``replaced`` swapped (same names, same places) and nothing else changed,
+    #: so that what was built from it can be patched in proportion to the change
+    base: int | None = None
+    replaced: tuple[tuple[Skill, Skill], ...] = ()
+    serial: int = field(init=False, default_factory=_serials.__next__)  # unique per scan
     by_name: dict[str, Skill] = field(init=False)
     # the same mapping, when the caller already made it (a cold scan of a big home
     # would otherwise make it twice)
@@ -477,6 +487,9 @@ class SkillIndex:
         self._root_warnings: list[str] = []  # configured roots refused as too broad
         self._last: SkillScan | None = None
         self._last_found: list[tuple[SkillRoot, list[_Found]]] = []
+        # SKILL.md path -> (root, rel_parts, place in the last scan's skills or None), for
+        # the files the last walk found; made when a patch first needs it
+        self._where: dict[str, tuple[SkillRoot, tuple[str, ...], int | None]] | None = None
         self.files_parsed = 0  # SKILL.md files read by the last scan (for tests and benches)
 
     # config.yaml goes through ruamel, which is slow; reload it only when it changes.
@@ -548,7 +561,7 @@ class SkillIndex:
                 for stale in [path for path in cache if path not in keep]:
                     del cache[stale]
                     racy.discard(stale)
-        self._last, self._last_found = scan, walked
+        self._last, self._last_found, self._where = scan, walked, None
         return scan
 
     def scan_named(self, name: str) -> SkillScan | None:
@@ -672,42 +685,66 @@ class SkillIndex:
 
         Returns None (do a walk instead) unless every changed path is a known SKILL.md
         that still exists and keeps its name, and no cached entry needs re-checking.
+        The work is in proportion to the changed files, not to the skills.
         """
         files = self._files
         if any(path not in files or os.path.basename(path) != "SKILL.md" for path in run.dirty):
             return None
         if self._racy_dirs:  # a directory written moments ago may still be changing
             return None
-        replaced: dict[int, Skill] = {}
+        where = self._where
+        if where is None:
+            where = self._where = self._locations(last)
+        skills = duplicates = by_name = None
+        replaced: list[tuple[Skill, Skill]] = []
         # files written moments ago are read again too: a second write in the same
         # timestamp tick would not show in their mtime
         for path in run.dirty | self._racy_files:
             old = files[path].skill
-            found = self._locate(path)
+            found = where.get(path)
             if old is None or found is None:
                 return None
-            root, rel_parts = found
-            self._files[path].trusted = False  # make _file look at the disk
+            root, rel_parts, place = found
+            files[path].trusted = False  # make _file look at the disk
             entry = self._file(path, rel_parts, run)
             if entry.__class__ is not _FileEntry:
                 return None
             skill = self._skill(root, old.directory, rel_parts, entry, last.bundled, last.hub)
             if skill.name != old.name:
                 return None
-            replaced[id(old)] = skill
-        skills = [replaced.get(id(skill), skill) for skill in last.skills]
-        duplicates = [replaced.get(id(skill), skill) for skill in last.duplicates]
+            if skill is old:
+                continue
+            replaced.append((old, skill))
+            if place is not None and last.skills[place] is old:
+                if skills is None:
+                    skills, by_name = last.skills.copy(), last.by_name.copy()
+                skills[place] = skill
+                by_name[skill.name] = skill
+            else:  # a duplicate, hidden by an earlier skill of its name
+                hidden = last.duplicates if duplicates is None else duplicates
+                if not any(other is old for other in hidden):
+                    return None  # not in the last scan at all (a nameless skill): walk
+                duplicates = [skill if other is old else other for other in hidden]
         warnings = [*config_warnings, *run.warnings]
         # the scan-level warnings (links, duplicates, unreadable files) are unchanged
         warnings.extend(w for w in last.warnings if w not in warnings)
-        return SkillScan(skills, duplicates, warnings, last.roots, last.config, last.bundled, last.hub)
+        return SkillScan(
+            last.skills if skills is None else skills,
+            last.duplicates if duplicates is None else duplicates,
+            warnings, last.roots, last.config, last.bundled, last.hub,
+            known_by_name=last.by_name if by_name is None else by_name, base=last.serial,
+            replaced=tuple(replaced),
+        )  # fmt: skip
 
-    def _locate(self, skill_md: str) -> tuple[SkillRoot, tuple[str, ...]] | None:
+    def _locations(self, last: SkillScan) -> dict[str, tuple[SkillRoot, tuple[str, ...], int | None]]:
+        """Where each SKILL.md of the last walk is (see ``_where``)."""
+        places = {id(skill): place for place, skill in enumerate(last.skills)}
+        where = {}
         for root, found in self._last_found:
-            for rel_parts, _directory, path, _entry in found:
-                if path == skill_md:
-                    return root, rel_parts
-        return None
+            for rel_parts, _directory, path, entry in found:
+                skill = entry.skill if entry.__class__ is _FileEntry else None
+                where[path] = (root, rel_parts, None if skill is None else places.get(id(skill)))
+        return where
 
     def _walk(self, root: SkillRoot, root_paths: set[str], run: _Pass) -> list[_Found]:
         """Every skill directory under a root, with what reading its SKILL.md gave."""

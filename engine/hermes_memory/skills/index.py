@@ -378,20 +378,15 @@ def _parse_head_fully(text: str, yaml_text: str | None, dir_name: str, rel_parts
 class _DirListing:
     mtime_ns: int
     trusted: bool
-    skill_md: str | None  # path of a usable SKILL.md in this directory
+    skill_md: str | None  # path of a usable SKILL.md in this directory (or _LEAF)
     subdirs: Sequence[tuple[str, str, bool]]  # (name, path, is_link), excluded ones dropped
     notes: Sequence[str]
 
 
-@dataclass(slots=True)
-class _Leaf:
-    """A directory whose SKILL.md has not been looked at yet, with no subdirectories
-    but perhaps one support folder (``references/`` and the like), which a skill's walk
-    skips anyway."""
-
-    mtime_ns: int
-    trusted: bool
-    subdirs: Sequence[tuple[str, str, bool]] = ()
+#: ``_DirListing.skill_md`` of a directory whose link count says it has no subdirectories
+#: but perhaps one support folder (``references/`` and the like, which a skill's walk
+#: skips anyway), not listed yet: its SKILL.md is opened directly (no path is empty)
+_LEAF = ""
 
 
 # the order support folders are looked for in a skill folder with one subdirectory
@@ -776,7 +771,7 @@ class SkillIndex:
                 try:
                     at = None if parent is None else (parent.fd, rel[-1])
                     listing = self._listing(directory, real_top, run, at, is_root=not rel)
-                    if listing.__class__ is _Leaf:
+                    if listing is not None and listing.skill_md is _LEAF:
                         # No subdirectories, so SKILL.md is all there is to find: open it
                         # directly (no link, regular file) instead of listing the directory.
                         probe = directory + _SKILL_MD_SUFFIX
@@ -784,10 +779,8 @@ class SkillIndex:
                         entry = self._file(probe, rel, run, False, probe_at)
                         if entry.__class__ is _FileEntry:
                             seen_dirs.add(directory)
-                            self._store_dir(
-                                directory,
-                                _DirListing(listing.mtime_ns, listing.trusted, probe, listing.subdirs, ()),
-                            )
+                            listing.skill_md = probe
+                            self._store_dir(directory, listing)
                             seen_files.add(probe)
                             found.append((rel, directory, probe, entry))
                             continue
@@ -797,7 +790,7 @@ class SkillIndex:
                 if listing is None:
                     continue
                 seen_dirs.add(directory)
-                if listing.__class__ is _Leaf:
+                if listing.skill_md is _LEAF:
                     # a link, something odd, or no SKILL.md (and perhaps a link count
                     # that is not real): list the directory after all
                     listing = self._list(directory, real_top, listing.mtime_ns, listing.trusted, is_root=False)
@@ -835,7 +828,7 @@ class SkillIndex:
 
     def _listing(
         self, directory: str, real_top: str, run: _Pass, at: tuple[int, str] | None, *, is_root: bool
-    ) -> _DirListing | _Leaf | None:
+    ) -> _DirListing | None:
         """``at``: (the parent folder's fd, the directory's name), to stat relative to it."""
         cached = self._dirs.get(directory)
         if cached is not None and cached.trusted and run.trust and not run.is_dirty_dir(directory):
@@ -852,7 +845,7 @@ class SkillIndex:
             # POSIX filesystems count subdirectories in a directory's link count
             links = st.st_nlink
             if links == 2:
-                return _Leaf(mtime_ns, trusted)
+                return _DirListing(mtime_ns, trusted, _LEAF, (), ())
             if links == 3:  # one subdirectory: a skill's support folder needs no listing
                 for name in _SUPPORT_ORDER:
                     path = directory + os.sep + name
@@ -862,7 +855,7 @@ class SkillIndex:
                         else:
                             mode = os.stat(at[1] + os.sep + name, dir_fd=at[0], follow_symlinks=False).st_mode
                         if stat.S_ISDIR(mode):
-                            return _Leaf(mtime_ns, trusted, ((name, path, False),))
+                            return _DirListing(mtime_ns, trusted, _LEAF, ((name, path, False),), ())
                     except OSError:
                         continue
         return self._list(directory, real_top, mtime_ns, trusted, is_root=is_root)

@@ -226,6 +226,8 @@ class GraphProvenance:
         self._heads: dict[str, list[str] | None] = {}  # each store's newest entry hashes
         self._skills: dict[str, dict[str, Any]] = {}
         self._first: dict[str, dict[str, Any]] = {}  # entry fingerprint -> when it got its text
+        self._tables = 0  # bumped whenever the tables above may have changed
+        self._attached: int | None = None  # what _tables was when attach last ran
 
     def _refresh(self) -> None:
         store = HistoryStore(self.home)
@@ -238,8 +240,10 @@ class GraphProvenance:
         if fixed == self._fixed and log is not None and self._log is not None \
                 and log[0] == self._log[0] and log[1] >= self._log[1]:  # fmt: skip
             if log[1] > self._log[1]:
+                self._tables += 1
                 self._read_appended(store, log[0])
             return
+        self._tables += 1
         self._fixed, self._log = fixed, log
         self._skills, self._first, self._heads = {}, {}, {}
         if log is None and fixed == (None, None):
@@ -333,18 +337,25 @@ class GraphProvenance:
                 self._first[digest[:12]] = {"lastChanged": event["ts"], "lastBy": origin,
                                             "sessions": _sessions([event]), "version": event["id"]}  # fmt: skip
 
-    def attach(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def attach(self, payload: dict[str, Any], new_nodes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Add a ``history`` key to the nodes history knows (other keys untouched); an
-        unreadable history leaves the graph without it rather than without a graph."""
+        unreadable history leaves the graph without it rather than without a graph.
+
+        ``new_nodes``: the nodes of ``payload`` that were not in the payload given to the
+        last call (the others are the same dicts, with the key that call gave them). While
+        history is unchanged since that call, only those are looked at."""
         try:
             self._refresh()
         except HistoryError:
             self._fixed = self._log = None
             self._skills, self._first, self._heads = {}, {}, {}
+            self._tables += 1
             return payload
+        unchanged = new_nodes is not None and self._attached == self._tables
+        self._attached = self._tables
         if not self._skills and not self._first:
             return payload
-        for node in payload.get("nodes", ()):
+        for node in new_nodes if unchanged else payload.get("nodes", ()):
             if node.get("kind") == "skill":
                 found = self._skills.get(node.get("id"))
             else:

@@ -253,6 +253,9 @@ class _SkillPart:
     relations: list[tuple[str, str]]
     relation_dicts: list[dict[str, str]]
     linked: int
+    #: the shown nodes made by the build that made this part, when it patched the
+    #: previous part (the other shown nodes are that part's); None: all may be new
+    fresh: list[dict[str, Any]] | None = None
 
 
 #: Above this many changed skills a rebuild recomputes everything instead of patching.
@@ -281,6 +284,7 @@ class GraphBuilder:
         self._dates_key: tuple | None = None
         self._dates: Mapping[str, float] = {}
         self._history = GraphProvenance(home)  # the "history" key of nodes
+        self._attached: _SkillPart | None = None  # the part of the last payload given history keys
 
     def build(
         self,
@@ -295,7 +299,13 @@ class GraphBuilder:
         with self._lock, gc_paused():
             if memory_timestamps is None:
                 memory_timestamps = self._history_dates()
-            return self._history.attach(self._build(include_all, memory_timestamps, changed))
+            before = self._part
+            payload, new_nodes = self._build(include_all, memory_timestamps, changed)
+            if before is not self._attached:
+                new_nodes = None  # the part patched was never given history keys
+            self._history.attach(payload, new_nodes)
+            self._attached = self._part
+            return payload
 
     def _history_dates(self) -> Mapping[str, float]:
         """Card dates from session history, re-read only when it or a memory file changed."""
@@ -426,6 +436,7 @@ class GraphBuilder:
         shown_skills, shown_payloads = list(prev.shown_skills), list(prev.shown_payloads)
         agent_created, used = prev.agent_created, prev.used
         relations_moved = False
+        fresh = []
         for position in changed:
             old = prev.payloads[position]
             skill = skills[position]
@@ -437,6 +448,7 @@ class GraphBuilder:
             shown = prev.shown_at.get(position)
             if shown is not None:
                 shown_skills[shown], shown_payloads[shown] = skill, payload
+                fresh.append(payload)
                 agent_created += (payload["createdBy"] == "agent") - (old["createdBy"] == "agent")
                 used += (payload["useCount"] > 0) - (old["useCount"] > 0)
         if relations_moved:
@@ -446,7 +458,7 @@ class GraphBuilder:
         part = dataclasses.replace(
             prev, usage=usage, health=health, skills=skills, records=records, payloads=payloads,
             shown_skills=shown_skills, shown_payloads=shown_payloads, agent_created=agent_created,
-            used=used, relations=relations, relation_dicts=relation_dicts, linked=linked,
+            used=used, relations=relations, relation_dicts=relation_dicts, linked=linked, fresh=fresh,
         )  # fmt: skip
         self._part = part
         return part
@@ -478,7 +490,9 @@ class GraphBuilder:
         include_all: bool,
         memory_timestamps: Mapping[str, object] | None,
         changed: Iterable[str | os.PathLike[str]] | None,
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+        """The payload, and its nodes that the previous payload did not hold (None: all
+        may be new)."""
         scan = self.index.scan(changed)
         warnings = list(scan.warnings)
         usage = self._read_usage()
@@ -523,15 +537,16 @@ class GraphBuilder:
             "memory_skill_edges": len(memory_edges),
             "learned_skills": part.learned,
         }
-        return {
-            "nodes": part.shown_payloads
-            + [memory_node_json(card, len(t)) for card, t in zip(cards, card_targets, strict=True)],
+        memory_nodes = [memory_node_json(card, len(t)) for card, t in zip(cards, card_targets, strict=True)]
+        payload = {
+            "nodes": part.shown_payloads + memory_nodes,
             "edges": part.relation_dicts + memory_edges,
             "clusters": clusters,
             "memory": [memory_card_json(card) for card in cards],
             "stats": stats,
             "warnings": warnings,
         }
+        return payload, None if part.fresh is None else part.fresh + memory_nodes
 
 
 def _relations(shown: list[Skill]) -> tuple[list[tuple[str, str]], list[dict[str, str]], int]:

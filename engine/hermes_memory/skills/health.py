@@ -39,6 +39,7 @@ size threshold and the set of names are unchanged.
 
 from __future__ import annotations
 
+import bisect
 import os
 import statistics
 import time
@@ -251,16 +252,32 @@ class NodeHealth:
     out by an earlier build still hold.
     """
 
-    __slots__ = ("names", "threshold", "now", "cutoff", "key")
+    __slots__ = ("names", "sizes", "serial", "threshold", "now", "cutoff", "key")
 
     def __init__(self, scan: SkillScan, now: float, previous: NodeHealth | None = None) -> None:
-        names = frozenset(scan.by_name)
-        if scan.duplicates:
-            names = names.union(skill.name for skill in scan.duplicates)
-        if previous is not None and previous.names == names:
-            names = previous.names  # the same object, so keys compare by identity
+        if previous is not None and scan.base is not None and scan.base == previous.serial:
+            # a few files of the scan the previous health was made for, re-read (same
+            # names): update what depends on them instead of going over every skill
+            names = previous.names
+            sizes = previous.sizes
+            by_name = scan.by_name
+            for old, new in scan.replaced:
+                if old.size != new.size and by_name.get(new.name) is new:
+                    if sizes is previous.sizes:
+                        sizes = sizes.copy()
+                    del sizes[bisect.bisect_left(sizes, old.size)]
+                    bisect.insort(sizes, new.size)
+        else:
+            names = frozenset(scan.by_name)
+            if scan.duplicates:
+                names = names.union(skill.name for skill in scan.duplicates)
+            if previous is not None and previous.names == names:
+                names = previous.names  # the same object, so keys compare by identity
+            sizes = sorted([skill.size for skill in scan.skills])
         self.names = names
-        self.threshold = outlier_threshold(skill.size for skill in scan.skills)
+        self.sizes = sizes  # of the scan's skills, sorted
+        self.serial = scan.serial
+        self.threshold = outlier_threshold(sizes)
         self.now = now
         self.cutoff = now - STALE_DAYS * _DAY
         self.key = (int(now // _DAY), self.threshold, names)

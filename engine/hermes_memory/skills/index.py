@@ -26,6 +26,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import gc
+import itertools
 import operator
 import os
 import stat
@@ -168,6 +169,9 @@ _BLANK_NAME = FrontmatterCheck()  # a name that is blank text
 _UNCLOSED_FRONTMATTER = FrontmatterCheck(fence=UNCLOSED_FENCE)
 
 
+_serials = itertools.count()
+
+
 @dataclass
 class SkillScan:
     """The result of one scan."""
@@ -183,6 +187,12 @@ class SkillScan:
     #: only the folders named after one skill were looked at (:meth:`SkillIndex.scan_named`):
     #: ``skills`` holds that skill at most, and says nothing about any other name
     partial: bool = False
+    #: the :attr:`serial` of the scan this one patches: that scan with each ``(old, new)``
+    #: skill of ``replaced`` swapped (same names, same places) and nothing else changed,
+    #: so that what was built from it can be patched in proportion to the change
+    base: int | None = None
+    replaced: tuple[tuple[Skill, Skill], ...] = ()
+    serial: int = field(init=False, default_factory=_serials.__next__)  # unique per scan
     by_name: dict[str, Skill] = field(init=False)
     # the same mapping, when the caller already made it (a cold scan of a big home
     # would otherwise make it twice)
@@ -368,20 +378,15 @@ def _parse_head_fully(text: str, yaml_text: str | None, dir_name: str, rel_parts
 class _DirListing:
     mtime_ns: int
     trusted: bool
-    skill_md: str | None  # path of a usable SKILL.md in this directory
+    skill_md: str | None  # path of a usable SKILL.md in this directory (or _LEAF)
     subdirs: Sequence[tuple[str, str, bool]]  # (name, path, is_link), excluded ones dropped
     notes: Sequence[str]
 
 
-@dataclass(slots=True)
-class _Leaf:
-    """A directory whose SKILL.md has not been looked at yet, with no subdirectories
-    but perhaps one support folder (``references/`` and the like), which a skill's walk
-    skips anyway."""
-
-    mtime_ns: int
-    trusted: bool
-    subdirs: Sequence[tuple[str, str, bool]] = ()
+#: ``_DirListing.skill_md`` of a directory whose link count says it has no subdirectories
+#: but perhaps one support folder (``references/`` and the like, which a skill's walk
+#: skips anyway), not listed yet: its SKILL.md is opened directly (no path is empty)
+_LEAF = ""
 
 
 # the order support folders are looked for in a skill folder with one subdirectory
@@ -477,6 +482,9 @@ class SkillIndex:
         self._root_warnings: list[str] = []  # configured roots refused as too broad
         self._last: SkillScan | None = None
         self._last_found: list[tuple[SkillRoot, list[_Found]]] = []
+        # SKILL.md path -> (root, rel_parts, place in the last scan's skills or None), for
+        # the files the last walk found; made when a patch first needs it
+        self._where: dict[str, tuple[SkillRoot, tuple[str, ...], int | None]] | None = None
         self.files_parsed = 0  # SKILL.md files read by the last scan (for tests and benches)
 
     # config.yaml goes through ruamel, which is slow; reload it only when it changes.
@@ -548,7 +556,7 @@ class SkillIndex:
                 for stale in [path for path in cache if path not in keep]:
                     del cache[stale]
                     racy.discard(stale)
-        self._last, self._last_found = scan, walked
+        self._last, self._last_found, self._where = scan, walked, None
         return scan
 
     def scan_named(self, name: str) -> SkillScan | None:
@@ -672,42 +680,66 @@ class SkillIndex:
 
         Returns None (do a walk instead) unless every changed path is a known SKILL.md
         that still exists and keeps its name, and no cached entry needs re-checking.
+        The work is in proportion to the changed files, not to the skills.
         """
         files = self._files
         if any(path not in files or os.path.basename(path) != "SKILL.md" for path in run.dirty):
             return None
         if self._racy_dirs:  # a directory written moments ago may still be changing
             return None
-        replaced: dict[int, Skill] = {}
+        where = self._where
+        if where is None:
+            where = self._where = self._locations(last)
+        skills = duplicates = by_name = None
+        replaced: list[tuple[Skill, Skill]] = []
         # files written moments ago are read again too: a second write in the same
         # timestamp tick would not show in their mtime
         for path in run.dirty | self._racy_files:
             old = files[path].skill
-            found = self._locate(path)
+            found = where.get(path)
             if old is None or found is None:
                 return None
-            root, rel_parts = found
-            self._files[path].trusted = False  # make _file look at the disk
+            root, rel_parts, place = found
+            files[path].trusted = False  # make _file look at the disk
             entry = self._file(path, rel_parts, run)
             if entry.__class__ is not _FileEntry:
                 return None
             skill = self._skill(root, old.directory, rel_parts, entry, last.bundled, last.hub)
             if skill.name != old.name:
                 return None
-            replaced[id(old)] = skill
-        skills = [replaced.get(id(skill), skill) for skill in last.skills]
-        duplicates = [replaced.get(id(skill), skill) for skill in last.duplicates]
+            if skill is old:
+                continue
+            replaced.append((old, skill))
+            if place is not None and last.skills[place] is old:
+                if skills is None:
+                    skills, by_name = last.skills.copy(), last.by_name.copy()
+                skills[place] = skill
+                by_name[skill.name] = skill
+            else:  # a duplicate, hidden by an earlier skill of its name
+                hidden = last.duplicates if duplicates is None else duplicates
+                if not any(other is old for other in hidden):
+                    return None  # not in the last scan at all (a nameless skill): walk
+                duplicates = [skill if other is old else other for other in hidden]
         warnings = [*config_warnings, *run.warnings]
         # the scan-level warnings (links, duplicates, unreadable files) are unchanged
         warnings.extend(w for w in last.warnings if w not in warnings)
-        return SkillScan(skills, duplicates, warnings, last.roots, last.config, last.bundled, last.hub)
+        return SkillScan(
+            last.skills if skills is None else skills,
+            last.duplicates if duplicates is None else duplicates,
+            warnings, last.roots, last.config, last.bundled, last.hub,
+            known_by_name=last.by_name if by_name is None else by_name, base=last.serial,
+            replaced=tuple(replaced),
+        )  # fmt: skip
 
-    def _locate(self, skill_md: str) -> tuple[SkillRoot, tuple[str, ...]] | None:
+    def _locations(self, last: SkillScan) -> dict[str, tuple[SkillRoot, tuple[str, ...], int | None]]:
+        """Where each SKILL.md of the last walk is (see ``_where``)."""
+        places = {id(skill): place for place, skill in enumerate(last.skills)}
+        where = {}
         for root, found in self._last_found:
-            for rel_parts, _directory, path, _entry in found:
-                if path == skill_md:
-                    return root, rel_parts
-        return None
+            for rel_parts, _directory, path, entry in found:
+                skill = entry.skill if entry.__class__ is _FileEntry else None
+                where[path] = (root, rel_parts, None if skill is None else places.get(id(skill)))
+        return where
 
     def _walk(self, root: SkillRoot, root_paths: set[str], run: _Pass) -> list[_Found]:
         """Every skill directory under a root, with what reading its SKILL.md gave."""
@@ -739,7 +771,7 @@ class SkillIndex:
                 try:
                     at = None if parent is None else (parent.fd, rel[-1])
                     listing = self._listing(directory, real_top, run, at, is_root=not rel)
-                    if listing.__class__ is _Leaf:
+                    if listing is not None and listing.skill_md is _LEAF:
                         # No subdirectories, so SKILL.md is all there is to find: open it
                         # directly (no link, regular file) instead of listing the directory.
                         probe = directory + _SKILL_MD_SUFFIX
@@ -747,10 +779,8 @@ class SkillIndex:
                         entry = self._file(probe, rel, run, False, probe_at)
                         if entry.__class__ is _FileEntry:
                             seen_dirs.add(directory)
-                            self._store_dir(
-                                directory,
-                                _DirListing(listing.mtime_ns, listing.trusted, probe, listing.subdirs, ()),
-                            )
+                            listing.skill_md = probe
+                            self._store_dir(directory, listing)
                             seen_files.add(probe)
                             found.append((rel, directory, probe, entry))
                             continue
@@ -760,7 +790,7 @@ class SkillIndex:
                 if listing is None:
                     continue
                 seen_dirs.add(directory)
-                if listing.__class__ is _Leaf:
+                if listing.skill_md is _LEAF:
                     # a link, something odd, or no SKILL.md (and perhaps a link count
                     # that is not real): list the directory after all
                     listing = self._list(directory, real_top, listing.mtime_ns, listing.trusted, is_root=False)
@@ -798,7 +828,7 @@ class SkillIndex:
 
     def _listing(
         self, directory: str, real_top: str, run: _Pass, at: tuple[int, str] | None, *, is_root: bool
-    ) -> _DirListing | _Leaf | None:
+    ) -> _DirListing | None:
         """``at``: (the parent folder's fd, the directory's name), to stat relative to it."""
         cached = self._dirs.get(directory)
         if cached is not None and cached.trusted and run.trust and not run.is_dirty_dir(directory):
@@ -815,7 +845,7 @@ class SkillIndex:
             # POSIX filesystems count subdirectories in a directory's link count
             links = st.st_nlink
             if links == 2:
-                return _Leaf(mtime_ns, trusted)
+                return _DirListing(mtime_ns, trusted, _LEAF, (), ())
             if links == 3:  # one subdirectory: a skill's support folder needs no listing
                 for name in _SUPPORT_ORDER:
                     path = directory + os.sep + name
@@ -825,7 +855,7 @@ class SkillIndex:
                         else:
                             mode = os.stat(at[1] + os.sep + name, dir_fd=at[0], follow_symlinks=False).st_mode
                         if stat.S_ISDIR(mode):
-                            return _Leaf(mtime_ns, trusted, ((name, path, False),))
+                            return _DirListing(mtime_ns, trusted, _LEAF, ((name, path, False),), ())
                     except OSError:
                         continue
         return self._list(directory, real_top, mtime_ns, trusted, is_root=is_root)

@@ -272,12 +272,12 @@ def _read_usage(home: HermesHome) -> UsageSnapshot:
     except OSError as exc:
         return UsageSnapshot(exists=True, error=f"Could not read {home.skills_usage_file}: {exc.strerror}")
     data = _plain_file(raw)
-    plain = data is not None
-    if data is None:
-        try:
-            data, plain = _decode_checked(home, raw)
-        except UsageError as exc:
-            return UsageSnapshot(exists=True, error=str(exc))
+    if data is not None:  # the usual file: every value a record of plain values
+        return UsageSnapshot(records=data, exists=True)
+    try:
+        data, plain = _decode_checked(home, raw)
+    except UsageError as exc:
+        return UsageSnapshot(exists=True, error=str(exc))
     records = {str(key): value for key, value in data.items() if isinstance(value, dict)}
     if plain:
         return UsageSnapshot(records=records, exists=True)
@@ -295,16 +295,16 @@ def _read_usage(home: HermesHome) -> UsageSnapshot:
 
 def _plain_file(raw: bytes) -> dict[str, Any] | None:
     """The usual file, parsed with orjson (a few times faster than json for ten
-    thousand records), when it is a JSON object of plainly fine records; None for
-    anything else, which the bounded reader then parses and explains. For such data the
-    two parsers agree (text, flags, nulls and small whole numbers only)."""
+    thousand records), when it is a JSON object of plainly fine records and nothing
+    else; None for anything else, which the bounded reader then parses and explains. For
+    such data the two parsers agree (text, flags, nulls and small whole numbers only)."""
     import orjson  # only the read path needs it
 
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    return data if data.__class__ is dict and _plainly_fine(data) else None
+    return data if data.__class__ is dict and _plainly_fine(data, records_only=True) else None
 
 
 # --- per-key checks of what read_usage returns ------------------------------------------
@@ -353,12 +353,13 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
 _PLAIN_SCALARS = (str, bool, type(None))
 
 
-def _plainly_fine(data: dict[str, Any]) -> bool:
+def _plainly_fine(data: dict[str, Any], records_only: bool = False) -> bool:
     """True when every record holds only short text, flags, nulls and small whole
-    numbers (nothing nested): the usual file, which needs no further checks."""
+    numbers (nothing nested): the usual file, which needs no further checks. With
+    ``records_only``, also only when every value is a record."""
     for record in data.values():
         if record.__class__ is not dict:
-            if isinstance(record, dict | list):
+            if records_only or isinstance(record, dict | list):
                 return False
             continue
         for value in record.values():

@@ -9,6 +9,7 @@ import os
 import pytest
 from hermes_test_home_builder import SETTLED_NS, skill_text
 
+from hermes_memory.history.capture import capture
 from hermes_memory.learning.edges import density_stats, skill_edges
 from hermes_memory.learning.graph import GraphBuilder, build_learning_graph, skill_node
 from hermes_memory.skills.usage import read_usage
@@ -126,6 +127,50 @@ def test_a_rebuild_after_one_edit_reads_one_file(learning_home):
     _later(2, path)
     builder.build(changed=[path])
     assert builder.index.files_parsed == 1
+
+
+def test_a_hinted_rebuild_shows_history_recorded_since_on_nodes_it_kept(learning_home):
+    hb = learning_home
+    hb.settle()  # folders written moments ago would make each rebuild walk them again
+    builder = GraphBuilder(hb.home)
+    assert not any("history" in node for node in builder.build()["nodes"])
+    capture(hb.home)  # every skill gets its first version: nodes the next build keeps too
+    path = hb.home.skills_dir / "devops/docker-logs/SKILL.md"
+    for step, text in enumerate(["Read, filter and tail", "Read and filter"], start=1):
+        path.write_text(path.read_text().replace("Read and filter", text).replace("Read, filter and tail", text))
+        _later(step, path)
+        payload = builder.build(changed=[path])
+        assert payload == build_learning_graph(hb.home)
+        nodes = {node["id"]: node for node in payload["nodes"]}
+        assert nodes["k8s-basics"]["history"]["versions"] == 1  # kept from the build before
+        assert nodes["docker-logs"]["history"]["versions"] == 1  # rebuilt: given the key again
+
+
+def test_hinted_rebuilds_follow_the_size_threshold(hb):
+    """Health's outlier threshold (five times the median SKILL.md size) moves with
+    edits a hinted rebuild patches in."""
+    names = [f"tool-{n}" for n in range(7)]
+    for name in names:
+        hb.skill(f"tools/{name}", body="x" * 1500)
+    hb.usage({name: {"created_by": "agent", "use_count": 1} for name in names})
+    hb.settle()  # folders written moments ago would make each rebuild walk them again
+    builder = GraphBuilder(hb.home)
+    builder.build()
+
+    def oversized(payload):
+        return sorted(n["id"] for n in payload["nodes"] if "oversized" in n.get("healthCodes", ()))
+
+    edits = [("tool-0", 9_000), ("tool-1", 2_500), ("tool-2", 2_500), ("tool-3", 2_500), ("tool-0", 1_500)]
+    seen = []
+    for step, (name, size) in enumerate(edits, start=1):
+        path = hb.home.skills_dir / "tools" / name / "SKILL.md"
+        path.write_text(skill_text(name, body="x" * size))
+        _later(step, path)
+        payload = builder.build(changed=[path])
+        assert payload == build_learning_graph(hb.home), (name, size)
+        seen.append(oversized(payload))
+    # 9,000 bytes is over 5 x the median at first, and no longer once the median has grown
+    assert seen == [["tool-0"], ["tool-0"], ["tool-0"], [], []]
 
 
 def test_builder_stats_match_density_stats(learning_home):

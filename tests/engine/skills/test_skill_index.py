@@ -270,6 +270,36 @@ def test_a_watchers_changed_paths_are_trusted_to_be_the_only_changes(hb):
     assert "c" in index.scan(changed=[new_dir]).by_name
 
 
+def test_a_hinted_scan_of_a_hidden_duplicate_replaces_it_where_it_was(hb):
+    hb.skill("a/dup", name="dup")
+    hb.skill("b/dup", name="dup", description="The hidden one")
+    hb.skill("c/other")
+    hb.settle()
+    index = SkillIndex(hb.home)
+    first = index.scan()
+    assert [skill.directory for skill in first.duplicates] == [str(hb.home.skills_dir / "b/dup")]
+    for step, (rel, text) in enumerate([("b/dup", "hidden, edited"), ("a/dup", "shown, edited")], start=1):
+        path = hb.home.skills_dir / rel / "SKILL.md"
+        path.write_text(path.read_text().replace("Do the thing well", text).replace("The hidden one", text))
+        os.utime(path, ns=(hb_settled(step), hb_settled(step)))
+        hinted = index.scan(changed=[path])
+        fresh = SkillIndex(hb.home).scan()
+        assert index.files_parsed == 1
+        assert hinted.base is not None  # patched, not walked
+        for got, expected in ((hinted.skills, fresh.skills), (hinted.duplicates, fresh.duplicates)):
+            assert [(s.directory, s.name, s.description) for s in got] == [
+                (s.directory, s.name, s.description) for s in expected
+            ]
+        assert hinted.by_name.keys() == fresh.by_name.keys()
+        assert all(hinted.by_name[name] is skill for name, skill in zip(hinted.by_name, hinted.skills, strict=True))
+    # a rename is no patch: the names a scan's users rely on would move
+    path = hb.home.skills_dir / "c/other/SKILL.md"
+    path.write_text(path.read_text().replace("name: other", "name: renamed"))
+    os.utime(path, ns=(hb_settled(9), hb_settled(9)))
+    renamed = index.scan(changed=[path])
+    assert renamed.base is None and "renamed" in renamed.by_name
+
+
 def test_the_full_frontmatter_is_available_on_demand(hb):
     hb.skill("x", extra="version: 2.0\nplatforms: [linux]")
     skill = scan_skills(hb.home).get("x")

@@ -184,9 +184,6 @@ class SkillScan:
     bundled: frozenset[str]
     hub: HubLock
     _: KW_ONLY  # the rest by name only
-    #: only the folders named after one skill were looked at (:meth:`SkillIndex.scan_named`):
-    #: ``skills`` holds that skill at most, and says nothing about any other name
-    partial: bool = False
     #: the :attr:`serial` of the scan this one patches: that scan with each ``(old, new)``
     #: skill of ``replaced`` swapped (same names, same places) and nothing else changed,
     #: so that what was built from it can be patched in proportion to the change
@@ -558,91 +555,6 @@ class SkillIndex:
                     racy.discard(stale)
         self._last, self._last_found, self._where = scan, walked, None
         return scan
-
-    def scan_named(self, name: str) -> SkillScan | None:
-        """Look for skill ``name`` only where its folder would be named after it:
-        ``<root>/<name>`` and ``<root>/<folder>/<name>`` in every root, each SKILL.md
-        read and kept only when it is named ``name``, the first in scan order winning
-        as in :meth:`scan`. A few ``stat`` calls per top-level folder and one read per
-        candidate, however many skills the home holds: for a change to one skill.
-
-        Returns a ``partial`` scan (empty when no such folder holds it: the skill may
-        be nowhere, or in a folder named otherwise, which only :meth:`scan` can tell),
-        or None when these folders cannot be judged without a full walk (a link among
-        them, a name the walk treats specially). What it cannot see: another folder,
-        named otherwise, whose SKILL.md claims the same name."""
-        if name in EXCLUDED_DIRS or name in SUPPORT_DIRS or os.sep in name or name in (".", ".."):
-            return None
-        with self._lock:
-            run = _Pass(time.time_ns(), [])
-            config, config_warnings = self._load_config()
-            roots = self._skill_roots(config)
-            run.warnings.extend((*config_warnings, *self._root_warnings))
-            bundled = read_bundled_manifest(self.home)
-            hub = read_hub_lock(self.home)
-            root_paths = {os.path.normpath(root.path) for root in roots}
-            walked = []
-            for root in roots:
-                found = self._named_in(root, name, root_paths, run)
-                if found is None:
-                    return None
-                walked.append((root, sorted(found, key=_found_order)))
-            scan = self._assemble(walked, run, config, roots, bundled, hub)
-        skills = [skill for skill in scan.skills if skill.name == name]
-        duplicates = [skill for skill in scan.duplicates if skill.name == name]
-        return SkillScan(skills, duplicates, scan.warnings, roots, config, bundled, hub, partial=True)
-
-    def _named_in(self, root: SkillRoot, name: str, root_paths: set[str], run: _Pass) -> list[_Found] | None:
-        """The folders named ``name`` one or two levels below ``root`` that hold a
-        SKILL.md, read; None when a link or a special file is in the way."""
-        top = os.path.normpath(root.path)
-        try:
-            with os.scandir(top) as entries:
-                folders = []
-                for entry in entries:
-                    if entry.name in EXCLUDED_DIRS or not entry.is_dir():
-                        continue
-                    if entry.is_symlink():
-                        return None  # the walk may follow it: only a walk can say what is there
-                    folders.append(entry.name)
-        except FileNotFoundError:
-            return []
-        except OSError:
-            return None
-        # (another root nested in this one is scanned as a root of its own, as by the walk)
-        folders = [folder for folder in folders if top + os.sep + folder not in root_paths]
-        candidates = [((name,), top + os.sep + name)] if name in set(folders) else []
-        candidates += [((folder, name), top + os.sep + folder + os.sep + name) for folder in folders]
-        found: list[_Found] = []
-        for rel, directory in candidates:
-            if directory in root_paths:
-                continue
-            try:
-                st = os.lstat(directory)
-            except FileNotFoundError:
-                continue
-            except OSError:
-                return None
-            if stat.S_ISLNK(st.st_mode):
-                return None
-            if not stat.S_ISDIR(st.st_mode):
-                continue
-            try:
-                if len(rel) > 1 and name not in os.listdir(os.path.dirname(directory)):
-                    continue  # a case-insensitive disk matched another spelling: not this folder
-            except OSError:
-                return None
-            skill_md = directory + _SKILL_MD_SUFFIX
-            try:
-                md_st = os.lstat(skill_md)
-            except FileNotFoundError:
-                continue
-            except OSError:
-                return None
-            if not stat.S_ISREG(md_st.st_mode):
-                return None  # a link or a special file: the walk's rules decide
-            found.append((rel, directory, skill_md, self._file(skill_md, rel, run, False)))
-        return found
 
     def _assemble(self, walked, run: _Pass, config, roots, bundled, hub) -> SkillScan:
         skills: list[Skill] = []

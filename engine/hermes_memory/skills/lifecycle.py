@@ -118,12 +118,11 @@ def find_skill(
 ) -> tuple[SkillScan | None, Skill | None, str | None]:
     """``(scan, skill, None)`` or ``(scan, None, why)`` for a name from outside.
 
-    Without a ``scan`` (or with a partial one of another skill) the skill is looked up
-    by :func:`locate_skill`, the full scan."""
+    Without a ``scan`` the skill is looked up by :func:`locate_skill`, the full scan."""
     reason = unsafe_name_reason(name)
     if reason:
         return scan, None, reason
-    if scan is None or (scan.partial and scan.get(name) is None):
+    if scan is None:
         scan = locate_skill(home, name)
     skill = scan.get(name)
     return scan, skill, None if skill else f"skill '{name}' not found"
@@ -133,7 +132,7 @@ def locate_skill(home: HermesHome, name: str) -> SkillScan:
     """The full scan, which holds skill ``name`` if the home has one. Only it can tell
     which of two skills of one name wins (the first listed, wherever their folders are
     and however they are named), or that a name is free; a look in the folders named
-    after the skill (:meth:`SkillIndex.scan_named`) cannot see a folder named otherwise.
+    after the skill cannot see a folder named otherwise.
     It goes through the home's shared index: where one is kept (the app's graph keeps
     it) every file is checked with a ``stat`` and only the changed ones are read again;
     a command on its own reads every SKILL.md once."""
@@ -709,7 +708,7 @@ def restore_many(home: HermesHome, names: list[str], *, scan: SkillScan | None =
         if reason:
             return BatchOutcome(False, reason, name)
     archived = list_archived(home)
-    if scan is None or scan.partial:
+    if scan is None:
         scan = shared_index(home).scan()  # is a name in use again, in any folder? (see locate_skill)
     plans: list[_Restore] = []
     planned: dict[str, str] = {}  # what each restored skill and destination came from

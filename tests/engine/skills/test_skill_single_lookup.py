@@ -142,14 +142,13 @@ def test_a_restore_is_refused_when_a_folder_named_otherwise_holds_that_name(big)
     assert not (home.skills_dir / "devops" / "docker-logs").exists()
 
 
-def test_a_linked_top_level_folder_falls_back_to_the_full_scan(big, tmp_path):
+def test_a_skill_behind_a_linked_top_level_folder_is_found(big, tmp_path):
     home = big.home
     outside_root = home.skills_dir / "linked-target"
     big.skill("linked-target/inside")
     os.symlink(outside_root, home.skills_dir / "aaa-link")  # a link inside the root
-    assert SkillIndex(home).scan_named("inside") is None
     scan = locate_skill(home, "inside")
-    assert not scan.partial and scan.get("inside") is not None
+    assert scan.get("inside") is not None
 
 
 def test_a_restore_is_refused_when_a_skill_of_that_name_is_back(big):

@@ -291,11 +291,12 @@ class GraphPanel(QWidget):
             self._drawn()
 
     def _drawn(self) -> None:
-        """The canvas shows the new snapshot: the legend and the overview follow it on the
-        next turn of the event loop (each turn stays short), then ``sig_ready``."""
+        """The canvas shows the new snapshot: the legend and the overview follow it on a
+        turn of the event loop after the canvas painted it (each turn stays short), then
+        ``sig_ready``."""
         if self._awaiting_draw and not self._closed:
             self._awaiting_draw = False
-            QTimer.singleShot(NEXT_TURN_MS, self, functools.partial(self._follow_snapshot, self.snapshot))
+            self.view.after_paint(functools.partial(self._follow_snapshot, self.snapshot))
 
     def _follow_snapshot(self, snapshot: GraphSnapshot | None) -> None:
         if self._closed or snapshot is None or snapshot is not self.snapshot:

@@ -726,6 +726,10 @@ class GraphView(pg.GraphicsView):
     def _range_changed(self, *_: object) -> None:
         """The camera moved: place the labels again once it rests (which fit, and which are
         on screen, change with it)."""
+        # pyqtgraph moves its items at the start of the next paint, which then has them
+        # repaint once more (a whole second paint after every fit, mode switch and zoom
+        # step): move them now
+        self.vb.updateMatrix()
         if self.data is not None:
             self._labels_timer.start()
 

@@ -71,7 +71,7 @@ NEXT_TURN_MS = 1
 PAINT_WAIT_MS = 100
 #: A new graph's glyph styles missing from pyqtgraph's atlas are rendered this many a turn
 #: (about 0.2 ms each; a 10,000-node home's first draw has a few hundred).
-ATLAS_PER_TURN = 60
+ATLAS_PER_TURN = 30
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),

@@ -15,9 +15,9 @@ classes, the application), and the survivors of each full collection. A full col
 then walks only what survived since the one before. The engine adds a scan's objects to the
 frozen ones too (``hermes_memory.skills.index.gc_paused``), and while a scan makes them
 no collection here walks them. The cost: a reference cycle
-among objects frozen before it became garbage is freed only once the collector stops (a few
-dozen small objects per graph rebuild, measured); cycles made of newer objects are freed as
-before. Reference counting frees everything else as always.
+among objects frozen before it became garbage is freed only once the collector stops (about
+300 objects at 1,000 skills, from start-up; rebuilds, mode switches, searches and tab changes
+added none, measured); cycles made of newer objects are freed as before. Reference counting frees everything else as always.
 """
 
 from __future__ import annotations

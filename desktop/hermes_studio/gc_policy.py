@@ -13,11 +13,11 @@ longest stall of the UI thread at start-up. So what is long-lived is frozen (the
 generation, which no collection walks): what exists when the collector starts (modules,
 classes, the application), and the survivors of each full collection. A full collection
 then walks only what survived since the one before. The engine adds a scan's objects to the
-frozen ones too (``hermes_memory.skills.index.gc_paused``), and while a scan makes them
-no collection here walks them. The cost: a reference cycle
-among objects frozen before it became garbage is freed only once the collector stops (about
-300 objects at 1,000 skills, from start-up; rebuilds, mode switches, searches and tab changes
-added none, measured); cycles made of newer objects are freed as before. Reference counting frees everything else as always.
+frozen ones too (``hermes_memory.skills.index.gc_paused``), and while a scan makes them no
+collection here walks them. The cost: a reference cycle among objects frozen before it
+became garbage is freed only once the collector stops (about 300 objects at 1,000 skills,
+from start-up; rebuilds, mode switches, searches and tab changes added none, measured);
+cycles made of newer objects are freed as before, and reference counting frees the rest.
 """
 
 from __future__ import annotations

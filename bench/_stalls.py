@@ -16,6 +16,7 @@ import argparse
 import collections
 import cProfile
 import functools
+import gc
 import os
 import pstats
 import sys
@@ -52,6 +53,19 @@ class Watchdog:
         self.profiles: list = []
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True, name="stall-watchdog")
+        # the cycle collector holds the GIL throughout, so the watchdog samples nothing
+        # during a collection: its time is counted apart (UI thread's collections only)
+        self.gc_ms = 0.0
+        self._gc_start = 0.0
+        gc.callbacks.append(self._collecting)
+
+    def _collecting(self, phase: str, _info: dict) -> None:
+        if threading.get_ident() != self.ui:
+            return
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            self.gc_ms += (time.perf_counter() - self._gc_start) * 1000
 
     def tick(self) -> None:
         if self.profile is not None:
@@ -59,14 +73,14 @@ class Watchdog:
         now, cpu = time.perf_counter(), time.thread_time()
         length = now - self.last - 0.010
         if length >= self.min_s and self.on:
-            self.stalls.append((self.last, length, self.current or [], self.label, cpu - self.cpu))
+            self.stalls.append((self.last, length, self.current or [], self.label, cpu - self.cpu, self.gc_ms))
             if self.profile is not None:
                 self.profiles.append((length, cpu - self.cpu, self.label, self.profile))
         if self.profile is not None:
             self.profile = cProfile.Profile(time.thread_time)
             self.profile.enable()
         self.current = None
-        self.last, self.cpu = now, cpu
+        self.last, self.cpu, self.gc_ms = now, cpu, 0.0
 
     def _run(self) -> None:
         while not self._stop.wait(SAMPLE_S):
@@ -108,8 +122,9 @@ def _where(frame) -> str:
 
 def report(watch: Watchdog, top: int) -> None:
     print(f"\n{len(watch.stalls)} stalls ≥ {watch.min_s * 1000:.0f} ms")
-    for _start, length, samples, label, cpu in sorted(watch.stalls, key=lambda s: -s[1])[:top]:
-        print(f"\n== {length * 1000:.0f} ms, UI cpu {cpu * 1000:.0f} ms [{label}] ({len(samples)} samples)")
+    for _start, length, samples, label, cpu, gc_ms in sorted(watch.stalls, key=lambda s: -s[1])[:top]:
+        print(f"\n== {length * 1000:.0f} ms, UI cpu {cpu * 1000:.0f} ms, of which cycle collection "
+              f"{gc_ms:.0f} ms [{label}] ({len(samples)} samples)")
         ui = collections.Counter(s[0] for s in samples)
         for stack, count in ui.most_common(4):
             print(f"  UI ×{count}: {stack}")

@@ -97,3 +97,105 @@ def test_an_idle_app_checks_ever_less_often():
     collector._check()
     assert collector._timer.interval() == gc_policy.CHECK_INTERVAL_MS
     del kept
+
+
+def _until_full_collection(collector: UiThreadCollector, kept: list) -> None:
+    """Allocate and collect on the collector's schedule until it runs a full collection."""
+    threshold0, threshold1, threshold2 = gc.get_threshold()
+    for _ in range((threshold1 + 2) * (threshold2 + 2)):
+        kept.append([[] for _ in range(threshold0 + 10)])
+        if collector.collect_due() == 2:
+            return
+    raise AssertionError("no full collection came on the interpreter's schedule")
+
+
+def test_what_a_full_collection_leaves_alive_is_frozen():
+    collector = UiThreadCollector()
+    frozen = gc.get_freeze_count()
+    kept: list = []
+    try:
+        _until_full_collection(collector, kept)
+        # the next full collection walks only what is made from now on
+        assert gc.get_objects(generation=2) == []
+        assert gc.get_freeze_count() >= frozen + len(kept)
+        garbage: list[str] = []
+        _Finalised(garbage)  # a cycle made after the freeze is still freed
+        _until_full_collection(collector, kept)
+        assert garbage == [threading.current_thread().name]
+    finally:
+        gc.unfreeze()
+
+
+def test_start_freezes_what_exists_and_stop_gives_it_back():
+    collector = UiThreadCollector()
+    kept = [[] for _ in range(1000)]
+    collector.start()
+    try:
+        assert gc.get_freeze_count() >= len(kept)
+        walked = {id(o) for g in range(3) for o in gc.get_objects(generation=g)}
+        assert id(kept[0]) not in walked and id(kept[-1]) not in walked
+    finally:
+        collector.stop()
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_scans_objects_join_the_frozen_ones():
+    from hermes_memory.skills.index import gc_paused
+
+    collector = UiThreadCollector()
+    collector.start()
+    made: list = []
+
+    def scan():
+        with gc_paused():
+            made.extend([str(i)] for i in range(5000))
+
+    try:
+        before = gc.get_freeze_count()
+        worker = threading.Thread(target=scan)
+        worker.start()
+        worker.join()
+        # in the permanent generation: no collection walks them (they were left in the
+        # youngest generation, for the next collection on the UI thread to walk)
+        assert gc.get_freeze_count() >= before + len(made)
+        young = {id(o) for o in gc.get_objects(generation=0)}
+        assert id(made[0]) not in young and id(made[-1]) not in young
+    finally:
+        collector.stop()
+
+
+def test_no_collection_walks_a_scan_while_it_runs():
+    from hermes_memory.skills.index import gc_paused
+
+    collector = UiThreadCollector()
+    collector.start()
+    inside, leave = threading.Event(), threading.Event()
+    collections: list[int] = []
+
+    def scan():
+        with gc_paused():
+            inside.set()
+            leave.wait(10)
+
+    def seen(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+
+    worker = threading.Thread(target=scan)
+    worker.start()
+    gc.callbacks.append(seen)
+    try:
+        assert inside.wait(10)
+        kept = [[] for _ in range(5 * gc.get_threshold()[0])]  # a collection is due
+        collector._check()
+        assert collections == []
+        leave.set()
+        worker.join()  # (its end froze what it and everyone else had made)
+        kept.extend([] for _ in range(5 * gc.get_threshold()[0]))
+        collector._check()
+        assert collections  # due, and no scan runs any more
+        del kept
+    finally:
+        leave.set()
+        gc.callbacks.remove(seen)
+        collector.stop()

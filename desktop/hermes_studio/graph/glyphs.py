@@ -9,10 +9,11 @@ import numpy as np
 
 def set_glyphs(
     item: Any, *, x: np.ndarray, y: np.ndarray, size: np.ndarray, symbol: np.ndarray,
-    pen: np.ndarray, brush: np.ndarray, data: np.ndarray,
+    pen: np.ndarray, brush: np.ndarray, data: np.ndarray, distinct: tuple[list[tuple], np.ndarray] | None = None,
 ) -> None:
     """Give a pixel-mode ``pg.ScatterPlotItem`` all its glyphs at once (every style given
-    per glyph; ``symbol``, ``pen`` and ``brush`` object arrays).
+    per glyph; ``symbol``, ``pen`` and ``brush`` object arrays; ``distinct``: what
+    :func:`distinct_styles` says of them, if known already).
 
     ``setData`` looks each glyph's style up in the glyph atlas in Python, about 40 µs a
     glyph (0.4 s of UI thread at 10,000 nodes); the nodes share a few hundred styles, so
@@ -27,7 +28,7 @@ def set_glyphs(
     glyphs["visible"] = True
     glyphs["hovered"] = False
     if n:
-        styles, which = distinct_styles(size=size, symbol=symbol, pen=pen, brush=brush)
+        styles, which = distinct or distinct_styles(size=size, symbol=symbol, pen=pen, brush=brush)
         atlas = item.fragmentAtlas
         if len(atlas) > 1000 and len(atlas) > 4 * len(styles):
             atlas.clear()  # (pyqtgraph's own rule for dropping glyphs no longer used)

@@ -72,6 +72,8 @@ class GraphPanel(QWidget):
         self._growth: tuple = ()
         self._incoming: GraphSnapshot | None = None  # shown on the next turn
         self._awaiting_draw = False
+        self._worker_busy = False
+        self._drawing = False  # a snapshot is being drawn, over several turns
         self._followed_data: GraphData | None = None  # the snapshot data the legend, table and details show
         self.ready = False
         #: lay out the other mode once a graph is drawn (the window holds this back until
@@ -234,7 +236,12 @@ class GraphPanel(QWidget):
             self.refresh_archived()
 
     def _busy(self, busy: bool) -> None:
-        self.busy_label.setText("updating…" if busy else "")
+        self._worker_busy = busy
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        """"updating…" while the worker builds or lays out, and until what it made is drawn."""
+        self.busy_label.setText("updating…" if self._worker_busy or self._drawing else "")
 
     def _show_failure(self, message: str) -> None:
         self.error = message
@@ -242,6 +249,8 @@ class GraphPanel(QWidget):
             self.pages.show_error(message)
         else:  # keep showing the last good graph
             self.message.show_message(message, error=True)
+        self._drawing = False
+        self._show_progress()
         self.ready = True
         self.sig_ready.emit()
 
@@ -255,6 +264,8 @@ class GraphPanel(QWidget):
         data = snapshot.data
         same_data = data is self.data  # a new layout of the nodes already shown
         self._incoming = snapshot
+        self._drawing = True
+        self._show_progress()
         mask = self.mask
         if not same_data:
             self._fill_categories(data)
@@ -291,11 +302,12 @@ class GraphPanel(QWidget):
             self._drawn()
 
     def _drawn(self) -> None:
-        """The canvas shows the new snapshot: the legend and the overview follow it on the
-        next turn of the event loop (each turn stays short), then ``sig_ready``."""
+        """The canvas shows the new snapshot: the legend and the overview follow it on a
+        turn of the event loop after the canvas painted it (each turn stays short), then
+        ``sig_ready``."""
         if self._awaiting_draw and not self._closed:
             self._awaiting_draw = False
-            QTimer.singleShot(NEXT_TURN_MS, self, functools.partial(self._follow_snapshot, self.snapshot))
+            self.view.after_paint(functools.partial(self._follow_snapshot, self.snapshot))
 
     def _follow_snapshot(self, snapshot: GraphSnapshot | None) -> None:
         if self._closed or snapshot is None or snapshot is not self.snapshot:
@@ -306,6 +318,8 @@ class GraphPanel(QWidget):
         if fresh:
             self._show_legend()
             self._show_overview(snapshot.overview)
+        self._drawing = False
+        self._show_progress()
         self.ready = True
         self.sig_ready.emit()
         if self.prepare_when_drawn:

@@ -66,9 +66,12 @@ EDGE_SETTLE_MS = 180
 #: timer is a posted event, which Qt may run right after the turn before it, so that the
 #: timers and input waiting in between would wait for both.
 NEXT_TURN_MS = 1
+#: Work waiting for the canvas to paint goes on after this long if no paint comes (a
+#: window not exposed, say minimised).
+PAINT_WAIT_MS = 100
 #: A new graph's glyph styles missing from pyqtgraph's atlas are rendered this many a turn
 #: (about 0.2 ms each; a 10,000-node home's first draw has a few hundred).
-ATLAS_PER_TURN = 60
+ATLAS_PER_TURN = 30
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -135,11 +138,18 @@ class GraphView(pg.GraphicsView):
         self._text_sizes: dict[tuple[str, bool], tuple[float, float]] = {}
         self._rest_due = False  # a new graph's edges, labels and badges come next turn
         self._nodes_due = False  # ... and its nodes too, once their glyphs are rendered
+        self._due_glyphs: dict[str, Any] | None = None  # (the glyphs those nodes wait with)
         self._fit_zoom = 0.0  # pixels per map unit at the last fit (semantic zoom's 1×)
         self._labels_timer = QTimer(self)
         self._labels_timer.setSingleShot(True)
         self._labels_timer.setInterval(LABEL_SETTLE_MS)
-        self._labels_timer.timeout.connect(self._draw_labels)
+        self._labels_timer.timeout.connect(self._labels_settled)
+        self._labelled_at: tuple | None = None  # the camera the labels were placed for
+        self._after_paint: list[Callable[[], None]] = []
+        self._paint_wait = QTimer(self)
+        self._paint_wait.setSingleShot(True)
+        self._paint_wait.setInterval(PAINT_WAIT_MS)
+        self._paint_wait.timeout.connect(self._painted)
         self._fit_shown = False  # fit() frames the shown nodes only (a local graph)
         self._fit_hidden = False  # the last fit was made off screen (another tab): redo it on show
 
@@ -425,20 +435,50 @@ class GraphView(pg.GraphicsView):
         self.shown = np.flatnonzero(self.visible)
         if rest_later:
             self._rest_due = True
-            self._nodes_due = not self._draw_nodes(in_turns=True)
-            QTimer.singleShot(NEXT_TURN_MS, self, self._draw_rest_due)
+            self._due_glyphs = None  # (styles worked out for an older graph or mask)
+            self._draw_nodes_in_turns()
             return
         if nodes or self._nodes_due:
             self._draw_nodes()
         self._draw_rest(badges=nodes or self._rest_due)
 
+    def _draw_nodes_in_turns(self) -> None:
+        """The nodes now if their glyphs are all rendered, else the next ones of those; the
+        rest on a turn after the canvas painted the nodes (queued before that paint, it
+        would run right after it, ahead of the timers and input that waited meanwhile)."""
+        self._nodes_due = not self._draw_nodes(in_turns=True)
+        if self._nodes_due:
+            QTimer.singleShot(NEXT_TURN_MS, self, self._draw_rest_due)
+        else:
+            self.after_paint(self._draw_rest_due)
+
     def _draw_rest_due(self) -> None:
         if not self._rest_due or not shiboken6.isValid(self):
             return  # drawn meanwhile by a full refresh
         if self._nodes_due:  # the glyph atlas still lacks some of the nodes' styles
-            self._refresh(rest_later=True)
+            self._draw_nodes_in_turns()
             return
         self._draw_rest(badges=True)
+
+    def after_paint(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` on a turn of its own once the canvas has painted (at once if
+        it is not on screen; after :data:`PAINT_WAIT_MS` if no paint comes)."""
+        self._after_paint.append(callback)
+        if not self.isVisible():
+            self._painted()
+        elif not self._paint_wait.isActive():
+            self._paint_wait.start()
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if self._after_paint:
+            self._painted()
+
+    def _painted(self) -> None:
+        self._paint_wait.stop()
+        waiting, self._after_paint = self._after_paint, []
+        for callback in waiting:
+            QTimer.singleShot(NEXT_TURN_MS, self, callback)
 
     def _draw_rest(self, badges: bool) -> None:
         self._rest_due = self._nodes_due = False
@@ -455,7 +495,19 @@ class GraphView(pg.GraphicsView):
     def _draw_nodes(self, in_turns: bool = False) -> bool:
         """Hand the shown nodes to the canvas; with ``in_turns``, first render at most
         :data:`ATLAS_PER_TURN` glyph styles the atlas lacks, and say False (not drawn) when
-        more are left for later turns."""
+        more are left for later turns (which go on with the glyphs worked out here)."""
+        glyphs = self._due_glyphs if in_turns and self._due_glyphs is not None else self._node_glyphs()
+        self._due_glyphs = None
+        styles = glyphs["distinct"][0]
+        if in_turns and styles and not render_some(self.node_item, styles, ATLAS_PER_TURN):
+            self._due_glyphs = glyphs
+            return False  # the glyphs not rendered yet: more of them on the next turn
+        set_glyphs(self.node_item, **glyphs)
+        return True
+
+    def _node_glyphs(self) -> dict[str, Any]:
+        """Every shown node's glyph (and the pins of pinned nodes): positions, styles and
+        the distinct styles among them (``set_glyphs``'s arguments)."""
         data = self.data
         assert data is not None
         shown = self.shown
@@ -501,16 +553,13 @@ class GraphView(pg.GraphicsView):
             "pen": np.concatenate([np.full(len(shown), outline_pen, dtype=object), np.full(len(pinned), pin_pen, dtype=object)]),
             "brush": np.concatenate([brushes, np.full(len(pinned), gold, dtype=object)]),
         }
-        if in_turns and len(shown) and not render_some(self.node_item, distinct_styles(**styles)[0], ATLAS_PER_TURN):
-            return False  # the glyphs not rendered yet: more of them on the next turn
-        set_glyphs(
-            self.node_item,
-            x=np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
-            y=np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
-            data=np.concatenate([shown, -(pinned + 1)]),
+        return {
+            "x": np.concatenate([self.pos[shown, 0], self.pos[pinned, 0]]),
+            "y": np.concatenate([self.pos[shown, 1], self.pos[pinned, 1]]),
+            "data": np.concatenate([shown, -(pinned + 1)]),
+            "distinct": distinct_styles(**styles),
             **styles,
-        )
-        return True
+        }
 
     @property
     def drawing(self) -> bool:
@@ -612,6 +661,7 @@ class GraphView(pg.GraphicsView):
         width, height = self.vb.width(), self.vb.height()
         if view.width() <= 0 or view.height() <= 0 or width <= 0:
             return
+        self._labelled_at = self._camera()
         px = (self.pos[:, 0] - view.left()) / view.width() * width
         py = (view.bottom() - self.pos[:, 1]) / view.height() * height
         on_screen = self.visible & (px > -40) & (px < width + 40) & (py > -20) & (py < height + 20)
@@ -676,8 +726,23 @@ class GraphView(pg.GraphicsView):
     def _range_changed(self, *_: object) -> None:
         """The camera moved: place the labels again once it rests (which fit, and which are
         on screen, change with it)."""
+        # pyqtgraph moves its items at the start of the next paint, which then has them
+        # repaint once more (a whole second paint after every fit, mode switch and zoom
+        # step): move them now
+        self.vb.updateMatrix()
         if self.data is not None:
             self._labels_timer.start()
+
+    def _camera(self) -> tuple:
+        view = self.vb.viewRect()
+        return view.x(), view.y(), view.width(), view.height(), self.vb.width(), self.vb.height()
+
+    def _labels_settled(self) -> None:
+        """Once the camera rests: the labels again, unless they were placed for this very
+        camera meanwhile (a new graph or a fit places them itself; each placement repaints
+        the whole canvas, 30 ms at 10,000 nodes and their edges)."""
+        if shiboken6.isValid(self.vb) and self._camera() != self._labelled_at:
+            self._draw_labels()
 
     def _pixels_per_unit(self) -> float:
         view = self.vb.viewRect()

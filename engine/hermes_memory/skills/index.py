@@ -914,6 +914,16 @@ class SkillIndex:
         return skill
 
 
+_pauses = [0]  # gc_paused() blocks running now, on any thread
+_pauses_lock = threading.Lock()
+
+
+def gc_pause_active() -> bool:
+    """Whether a :func:`gc_paused` block runs now: a collection meanwhile (the desktop's
+    UI thread collects by hand) would walk the objects it is making, all to be kept."""
+    return _pauses[0] > 0
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Hold off the cycle collector while a scan allocates its many small objects.
@@ -926,6 +936,8 @@ def gc_paused() -> Iterator[None]:
     """
     was_enabled = gc.isenabled()
     gc.disable()
+    with _pauses_lock:
+        _pauses[0] += 1
     try:
         yield
     finally:
@@ -933,11 +945,14 @@ def gc_paused() -> Iterator[None]:
         # collection afterwards would walk all of it (tens of milliseconds for a large
         # home) only to find it alive: most of it is the kept index and payload. Move it
         # to the oldest generation instead, as the collector would after two passes.
-        # Skipped when someone else uses gc.freeze(), whose permanent generation this
-        # must not empty.
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
+        # Where someone keeps long-lived objects frozen (the desktop app does), they join
+        # those instead: unfreezing would empty that permanent generation.
+        frozen = gc.get_freeze_count() > 0
+        gc.freeze()
+        if not frozen:
             gc.unfreeze()
+        with _pauses_lock:
+            _pauses[0] -= 1
         if was_enabled:
             gc.enable()
 

@@ -39,7 +39,10 @@ def _edge_count(view) -> int:
     return len(view.edge_item.xData) // 2 if view.edge_item.xData is not None else 0
 
 
-def test_the_nodes_come_first_and_the_rest_on_the_next_turn(view, snapshot, qtbot):
+def test_the_nodes_come_first_and_the_rest_on_the_next_turn(view, snapshot, qtbot, monkeypatch):
+    from hermes_studio.graph import view as view_module
+
+    monkeypatch.setattr(view_module, "ATLAS_PER_TURN", 1000)  # every glyph style in one turn
     data = snapshot.data
     assert len(data.edges) and data.pinned.any()
     drawn: list[int] = []

@@ -44,6 +44,7 @@ from hermes_memory.memory.entries import TARGETS
 from hermes_memory.memory.status import StoreStatus
 
 from .watching import WatchCancelled, content_observer
+from .worker_gate import GATE
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,13 @@ DEBOUNCE_MS = 40
 #: Reconnecting to a remote home: the first retry after this long, doubling up to the most.
 RECONNECT_FIRST_MS = 1000
 RECONNECT_MOST_MS = 15000
+
+
+def _after_the_gate(work: Callable[[], Any]) -> Any:
+    """Run ``work`` on a worker thread once the UI thread lets workers run (see
+    :mod:`.worker_gate`: held while the window paints its first frame)."""
+    GATE.wait()
+    return work()
 
 
 class LocalBackend:
@@ -343,7 +351,7 @@ class Workspace(QObject):
             if not self._closed:
                 self._sig_done.emit(on_done, result)
 
-        future = executor.submit(work)
+        future = executor.submit(_after_the_gate, work)
         future.add_done_callback(finished)
         return future
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..home import HermesHome
+from ..pausing import pause_point
 from .frontmatter import (
     frontmatter_text,
     head_fields,
@@ -728,6 +729,7 @@ class SkillIndex:
         too_deep = False
         try:
             while stack:
+                pause_point()  # (one folder is a short step: see hermes_memory.pausing)
                 budget -= 1
                 if budget < 0:
                     warnings.append(
@@ -972,6 +974,19 @@ class SkillIndex:
         return skill
 
 
+#: How many ``gc_paused`` sections are running now, on any thread (see :func:`gc_paused_anywhere`).
+_paused_sections = 0
+_paused_lock = threading.Lock()
+
+
+def gc_paused_anywhere() -> bool:
+    """Whether some thread is inside :func:`gc_paused` now. A host that collects from its
+    own thread (the desktop collects on its UI thread only) waits for this to end: a
+    collection meanwhile would walk the section's young objects only to find them alive,
+    holding the interpreter all that time."""
+    return _paused_sections > 0
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Hold off the cycle collector while a scan allocates its many small objects.
@@ -982,11 +997,16 @@ def gc_paused() -> Iterator[None]:
     something else had turned it off, such as the desktop app, which collects on its UI
     thread only).
     """
+    global _paused_sections
     was_enabled = gc.isenabled()
     gc.disable()
+    with _paused_lock:
+        _paused_sections += 1
     try:
         yield
     finally:
+        with _paused_lock:
+            _paused_sections -= 1
         # Everything allocated meanwhile sits in the youngest generation, and the first
         # collection afterwards would walk all of it (tens of milliseconds for a large
         # home) only to find it alive: most of it is the kept index and payload. Move it

@@ -208,6 +208,9 @@ def test_a_process_listing_again_keeps_the_index_it_read(home, store, monkeypatc
         b'{"rows": [NaN, Infinity, -Infinity]}',
         b'{"rows": [123456789012345678901234567890]}',  # (orjson: a float)
         b'{"rows": [18446744073709551615, -9223372036854775808, 9223372036854775807]}',
+        b'{"rows":[1,-123456789012345678901234567890]}',
+        b'{"rows": ["c5188098268603070530", 1]}',  # (digits in an id: orjson reads it)
+        b"12345678901234567890123",
         b'{"rows": [1e400, 5e-324, 2.2250738585072014e-308]}',
         b'{"v": 1, "v": 3}',
     ],

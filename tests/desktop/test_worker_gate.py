@@ -70,14 +70,16 @@ def test_a_graph_job_waits_at_the_gate_on_its_thread_and_never_on_the_ui_thread(
 class _PaintRecorder(QObject):
     """Whether the gate was held when the window painted, each time it did."""
 
-    def __init__(self, window):
+    def __init__(self, window, order: list[str] | None = None):
         super().__init__(window)
         self.held_at_paint: list[bool] = []
+        self.order = order if order is not None else []
         window.installEventFilter(self)
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.Paint:
             self.held_at_paint.append(GATE.held)
+            self.order.append("painted")
         return False
 
 
@@ -131,3 +133,22 @@ def test_the_collector_leaves_a_workers_gc_paused_section_alone(qapp):
         leave.set()
         gc.callbacks.remove(record)
         collector.deleteLater()
+
+
+def test_what_was_made_before_the_window_shows_is_aged_at_once(qtbot, tmp_path, monkeypatch):
+    """The modules, classes and widgets made at start-up live as long as the app: moved to
+    the oldest generation before the first frame, so that the first collections on the UI
+    thread do not walk them."""
+    kept = [[] for _ in range(1000)]
+    studio_app.age_start_up_objects()
+    oldest = gc.get_objects(generation=2)
+    assert any(item is kept[0] for item in oldest) and any(item is kept[-1] for item in oldest)
+
+    order: list[str] = []
+    real_age = studio_app.age_start_up_objects
+    monkeypatch.setattr(studio_app, "age_start_up_objects", lambda: (order.append("aged"), real_age()))
+    window = QLabel("first frame")
+    qtbot.addWidget(window)
+    _PaintRecorder(window, order)
+    assert studio_app.save_screenshot(window, tmp_path / "shot.png")
+    assert order[:2] == ["aged", "painted"]

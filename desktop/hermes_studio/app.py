@@ -82,9 +82,11 @@ START_UP_MODULES = (
 
 
 def import_start_up_modules() -> None:
-    """Import :data:`START_UP_MODULES` here, on the UI thread (before any worker exists)."""
+    """Import :data:`START_UP_MODULES` here, on the UI thread (before any worker exists);
+    one that cannot be imported is left to the code that needs it, which says why."""
     for name in START_UP_MODULES:
-        importlib.import_module(name)
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def age_start_up_objects() -> None:

@@ -10,12 +10,18 @@ Workspace's threads, between the steps of a graph job, and in the engine's long 
 (:mod:`hermes_memory.pausing`). A hold is short and bounded: it ends when the frame is
 painted or after :data:`FIRST_FRAME_LIMIT_MS`, and no worker waits longer than
 :data:`LONGEST_WAIT_S` at one point, so nothing can hang on it.
+
+A graph that was ready before the first frame (a small home's build can finish while the
+window is being made) is shown on the turns after that frame, not inside it: else the
+window's first layout, its first paint and the graph's drawing made one long stall.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
@@ -35,6 +41,7 @@ class WorkerGate:
         self._open.set()
         self._lock = threading.Lock()
         self.waited = 0  # how many times a worker waited here (for the tests)
+        self._after: list[tuple[QObject, Callable[[], None]]] = []  # (UI thread only)
 
     @property
     def held(self) -> bool:
@@ -46,6 +53,18 @@ class WorkerGate:
 
     def release(self) -> None:
         self._open.set()
+        waiting, self._after = self._after, []
+        for context, callback in waiting:  # each on a turn of its own, after the frame
+            if shiboken6.isValid(context):
+                QTimer.singleShot(0, context, callback)
+
+    def after_release(self, context: QObject, callback: Callable[[], None]) -> bool:
+        """On the UI thread: when held, run ``callback`` once released, on a later turn of
+        the event loop (not if ``context`` is gone by then), and say True; else False."""
+        if not self.held:
+            return False
+        self._after.append((context, callback))
+        return True
 
     def wait(self) -> None:
         """Return at once when open (or on the UI thread, which holds it); else wait until
@@ -66,8 +85,8 @@ class _FirstPaint(QObject):
     when the whole window has), or after ``limit_ms``."""
 
     def __init__(self, window: QWidget, gate: WorkerGate, limit_ms: int) -> None:
-        super().__init__(window)
-        self.window, self.gate = window, gate
+        super().__init__(window)  # (it lives as long as the window: a few bytes)
+        self.window, self.gate, self.done = window, gate, False
         window.installEventFilter(self)
         QTimer.singleShot(limit_ms, self, self.release)
 
@@ -78,10 +97,12 @@ class _FirstPaint(QObject):
         return False
 
     def release(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        self.window.removeEventFilter(self)
         if self.gate.held:
             self.gate.release()
-        self.window.removeEventFilter(self)
-        self.deleteLater()
 
 
 def show_first_frame(window: QWidget, gate: WorkerGate = GATE, limit_ms: int = FIRST_FRAME_LIMIT_MS) -> None:

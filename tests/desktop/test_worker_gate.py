@@ -89,6 +89,7 @@ def test_a_screenshot_holds_the_workers_until_the_window_has_painted(qtbot, tmp_
     window.resize(300, 200)
     recorder = _PaintRecorder(window)
     assert studio_app.save_screenshot(window, tmp_path / "shot.png")
+    window.removeEventFilter(recorder)
     assert recorder.held_at_paint[:1] == [True]  # the first frame: workers held back
     qtbot.waitUntil(lambda: not GATE.held, timeout=5000)  # and let go once it is painted
 
@@ -149,6 +150,26 @@ def test_what_was_made_before_the_window_shows_is_aged_at_once(qtbot, tmp_path, 
     monkeypatch.setattr(studio_app, "age_start_up_objects", lambda: (order.append("aged"), real_age()))
     window = QLabel("first frame")
     qtbot.addWidget(window)
-    _PaintRecorder(window, order)
+    recorder = _PaintRecorder(window, order)
     assert studio_app.save_screenshot(window, tmp_path / "shot.png")
+    window.removeEventFilter(recorder)
     assert order[:2] == ["aged", "painted"]
+
+
+def test_a_graph_ready_before_the_first_frame_is_shown_after_it(qtbot, home):
+    from hermes_studio.graph.workers import GraphWorker
+
+    worker = GraphWorker(home)
+    shown: list[object] = []
+    worker.sig_ready.connect(shown.append)
+    snapshot = GraphJobs(home).run(GraphRequest())
+    try:
+        GATE.hold()
+        worker._finished(GraphRequest(), snapshot)  # (the build's answer, arriving now)
+        qtbot.wait(50)
+        assert shown == []  # held while the first frame is pending
+        GATE.release()
+        qtbot.waitUntil(lambda: shown == [snapshot], timeout=5000)
+    finally:
+        GATE.release()
+        worker.close()

@@ -319,6 +319,8 @@ class GraphWorker(QObject):
 
     @Slot(object, object)
     def _finished(self, request: GraphRequest, result: Any) -> None:
+        if GATE.after_release(self, functools.partial(self._finished, request, result)):
+            return  # (the window's first frame first: see worker_gate)
         self._running = None
         if self._closed:
             return

@@ -44,10 +44,11 @@ class Watchdog:
         self.min_s = min_ms / 1000
         self.last = time.perf_counter()
         self.cpu = time.thread_time()
+        self.threads: dict[str, float] = {}
         self.on = False
         self.ui = threading.get_ident()
         self.current: list | None = None  # samples of the stall in progress
-        self.stalls: list[tuple[float, float, list]] = []  # (start, length, samples)
+        self.stalls: list[tuple] = []  # (start, length, samples, label, UI cpu, gc ms, other threads)
         self.label = ""
         self.profile: cProfile.Profile | None = None
         self.profiles: list = []
@@ -70,17 +71,32 @@ class Watchdog:
     def tick(self) -> None:
         if self.profile is not None:
             self.profile.disable()
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, threads = time.perf_counter(), time.thread_time(), self._thread_cpu()
         length = now - self.last - 0.010
         if length >= self.min_s and self.on:
-            self.stalls.append((self.last, length, self.current or [], self.label, cpu - self.cpu, self.gc_ms))
+            used = {name: spent - self.threads.get(name, 0.0) for name, spent in threads.items()}
+            self.stalls.append((self.last, length, self.current or [], self.label, cpu - self.cpu, self.gc_ms, used))
             if self.profile is not None:
                 self.profiles.append((length, cpu - self.cpu, self.label, self.profile))
         if self.profile is not None:
             self.profile = cProfile.Profile(time.thread_time)
             self.profile.enable()
         self.current = None
-        self.last, self.cpu, self.gc_ms = now, cpu, 0.0
+        self.last, self.cpu, self.gc_ms, self.threads = now, cpu, 0.0, threads
+
+    def _thread_cpu(self) -> dict[str, float]:
+        """CPU time of every other thread of the process (the Python ones by name, the rest
+        together), to tell which of them ran during a stall."""
+        spent: dict[str, float] = {}
+        for thread in threading.enumerate():
+            if thread.ident in (self.ui, self.thread.ident) or thread.ident is None:
+                continue
+            try:
+                spent[thread.name] = time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+            except OSError:  # ended meanwhile
+                continue
+        spent["(whole process)"] = time.process_time()
+        return spent
 
     def _run(self) -> None:
         while not self._stop.wait(SAMPLE_S):
@@ -122,9 +138,12 @@ def _where(frame) -> str:
 
 def report(watch: Watchdog, top: int) -> None:
     print(f"\n{len(watch.stalls)} stalls ≥ {watch.min_s * 1000:.0f} ms")
-    for _start, length, samples, label, cpu, gc_ms in sorted(watch.stalls, key=lambda s: -s[1])[:top]:
+    for _start, length, samples, label, cpu, gc_ms, used in sorted(watch.stalls, key=lambda s: -s[1])[:top]:
         print(f"\n== {length * 1000:.0f} ms, UI cpu {cpu * 1000:.0f} ms, of which cycle collection "
               f"{gc_ms:.0f} ms [{label}] ({len(samples)} samples)")
+        ran = ", ".join(f"{name} {spent * 1000:.0f}" for name, spent in sorted(used.items(), key=lambda u: -u[1])
+                        if spent >= 0.002)
+        print(f"  CPU ms of the other threads meanwhile: {ran}")
         ui = collections.Counter(s[0] for s in samples)
         for stack, count in ui.most_common(4):
             print(f"  UI ×{count}: {stack}")
@@ -168,6 +187,7 @@ def main() -> int:
 
     def show_event(self, event):
         watch.on, watch.label, watch.last, watch.cpu = True, "start", time.perf_counter(), time.thread_time()
+        watch.threads = watch._thread_cpu()
         return shown(self, event)
 
     GraphPanel.showEvent = show_event

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import hashlib
+import importlib
 import os
 import shutil
 import sys
@@ -43,10 +45,61 @@ from .paths import resources_dir
 from .settings import Settings
 from .start_page import HomeErrorWindow
 from .theme import MODES, apply_theme
+from .worker_gate import show_first_frame
 
 APP_ID = "hermes-studio"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 UI_SWITCH_INTERVAL_S = 0.001
+
+
+#: What the window's first reads and the graph's first build import (until now lazily, on
+#: their worker threads): imported on the UI thread before the window is made, so that no
+#: worker runs a module's import (one uninterruptible stretch of the interpreter, tens of
+#: milliseconds for some) while the window paints its first frame.
+START_UP_MODULES = (
+    "encodings.utf_8_sig",
+    "glob",
+    "numpy.ma",  # (numpy.unique imports it on first use)
+    "orjson",
+    "sqlite3",
+    "ruamel.yaml.mergevalue",
+    "yaml",  # (a skill's front matter that the quick reader leaves to the full parser)
+    "hermes_memory.api",
+    "hermes_memory.config",
+    "hermes_memory.history.backfill",
+    "hermes_memory.history.capture",
+    "hermes_memory.history.changes",
+    "hermes_memory.pending.applying",
+    "hermes_memory.pending.changes",
+    "hermes_memory.pending.items",
+    "hermes_memory.pending.legacy",
+    "hermes_memory.pending.queue",
+    "hermes_memory.review.skill_changes",  # (the Inbox's first read of a proposed skill)
+    "hermes_memory.skills.editing",
+    "hermes_memory.skills.lifecycle",
+    "hermes_memory.skills.moves",
+)
+
+
+def import_start_up_modules() -> None:
+    """Import :data:`START_UP_MODULES` here, on the UI thread (before any worker exists);
+    one that cannot be imported is left to the code that needs it, which says why."""
+    for name in START_UP_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+
+
+def age_start_up_objects() -> None:
+    """Set every object made so far aside from the young generations, without walking them:
+    the modules, classes and the window's widgets live as long as the app. Else the first
+    collections once the window shows walk all of them (some 30,000 objects, 25 ms) on the
+    UI thread, as it draws its first frames. Where the UI-thread collector keeps long-lived
+    objects frozen (gc_policy) they join those; else they go to the oldest generation, as
+    two collections would move them."""
+    frozen = gc.get_freeze_count() > 0
+    gc.freeze()
+    if not frozen:
+        gc.unfreeze()
 
 
 class StartupError(RuntimeError):
@@ -243,7 +296,8 @@ def save_screenshot(window: QWidget, path: Path, settle_ms: int = 30) -> bool:
 
     The main window's ``grab`` itself waits until its graph and entries are shown, so the
     settling here is only for the first layout pass."""
-    window.show()
+    age_start_up_objects()
+    show_first_frame(window)
     loop = QEventLoop()
     timer = QTimer(loop)
     timer.setSingleShot(True)
@@ -328,6 +382,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             window = _error_window(args, problem)
             code = EXIT_USAGE
         else:
+            if not getattr(home, "remote", False):  # (a remote home's engine runs elsewhere)
+                import_start_up_modules()
             window = MainWindow(home, view=args.view, demo=demo)
             code = EXIT_OK
         if args.size is not None:
@@ -343,7 +399,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_FAILURE
             print(target)
             return code
-        window.show()
+        age_start_up_objects()
+        show_first_frame(window)
         result = app.exec()
         return code if problem is not None and getattr(window, "opened", None) is None else result
     finally:

@@ -44,6 +44,7 @@ from hermes_memory.memory.entries import TARGETS
 from hermes_memory.memory.status import StoreStatus
 
 from .watching import WatchCancelled, content_observer, file_version
+from .worker_gate import GATE
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,13 @@ DEBOUNCE_MS = 40
 #: Reconnecting to a remote home: the first retry after this long, doubling up to the most.
 RECONNECT_FIRST_MS = 1000
 RECONNECT_MOST_MS = 15000
+
+
+def _after_the_gate(work: Callable[[], Any]) -> Any:
+    """Run ``work`` on a worker thread once the UI thread lets workers run (see
+    :mod:`.worker_gate`: held while the window paints its first frame)."""
+    GATE.wait()
+    return work()
 
 
 class LocalBackend:
@@ -284,12 +292,15 @@ class Workspace(QObject):
         )
         self._observer = observer
         # Starting walks every folder to add its watch (11,000 of them at 10,000 skills):
-        # that runs on a thread of its own. A small home is watched before this returns.
+        # that runs on a thread of its own. Without a catch-up, a small home is watched
+        # before this returns; with one nothing is missed meanwhile, so the UI thread does
+        # not wait (it had waited the whole 50 ms at 1,000 skills, just after the graph).
         self._watch_starter = threading.Thread(
             target=self._start_observer, args=(observer,), name="hermes-watch-start", daemon=True
         )
         self._watch_starter.start()
-        self._watch_starter.join(WATCH_START_WAIT)
+        if not catch_up:
+            self._watch_starter.join(WATCH_START_WAIT)
 
     def _start_observer(self, observer: BaseObserver) -> None:
         try:
@@ -352,7 +363,7 @@ class Workspace(QObject):
             if not self._closed:
                 self._sig_done.emit(on_done, result)
 
-        future = executor.submit(work)
+        future = executor.submit(_after_the_gate, work)
         future.add_done_callback(finished)
         return future
 

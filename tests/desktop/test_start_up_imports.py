@@ -1,8 +1,9 @@
 """What a launch imports before the graph's first frame, checked in a fresh interpreter:
 pyqtgraph only for what the canvas draws (the rest still there when asked for by name), Qt's
 classes made on first use, and none of the modules of the tabs made later or of the
-engine's store, scanner and config reader (they load on the worker threads, or when the
-tab that needs them is first shown)."""
+engine's store, scanner and config reader when the app's modules are imported (the app
+imports those once it knows which home it opens, before any worker starts; the later tabs'
+when first shown). No worker thread imports a module during a launch."""
 
 from __future__ import annotations
 
@@ -50,6 +51,38 @@ def test_a_launch_imports_only_what_the_first_frame_needs():
     assert report["canvas_names"]
     assert report["other_names"]  # the rest of pyqtgraph is still there, on first use
     assert report["memory_names"]
+
+
+WORKER_IMPORTS = """
+import json, sys, threading
+on_workers = []
+def hook(event, args):
+    if event == "import" and args[0] not in sys.modules and threading.current_thread() is not threading.main_thread():
+        on_workers.append((threading.current_thread().name, args[0]))
+sys.addaudithook(hook)
+from hermes_studio import app
+code = app.main(sys.argv[1:])
+print(json.dumps({"code": code, "on_workers": on_workers}))
+"""
+
+
+def test_no_worker_imports_a_module_while_the_app_starts(tmp_path):
+    """An import holds the interpreter in long stretches a worker cannot be paused in
+    (see hermes_studio.worker_gate): the app makes them before its window, up to the
+    screenshot (the graph drawn, the Inbox and Changes read, the history captured)."""
+    import shutil
+
+    home = tmp_path / "demo-home"
+    shutil.copytree(ROOT / "desktop" / "hermes_studio" / "resources" / "demo-home", home)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CACHE_HOME=str(tmp_path / "cache"),
+               XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+               PYTHONPATH=os.pathsep.join([str(ROOT / "engine"), str(ROOT / "desktop"), os.environ.get("PYTHONPATH", "")]))
+    command = [sys.executable, "-c", WORKER_IMPORTS, "--home", str(home), "--screenshot", str(tmp_path / "shot.png")]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=180)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["code"] == 0
+    assert report["on_workers"] == [], report["on_workers"]
 
 
 def test_the_lighter_pyside_check_answers_as_pysides_own():

@@ -221,6 +221,26 @@ def test_what_changed_before_a_late_watch_started_is_still_reported(qtbot, late_
             handle.write("And one later.\n")
 
 
+def test_a_late_watch_starts_without_the_ui_thread_waiting_for_its_walk(qtbot, late_watch, monkeypatch):
+    """The catch-up reports what changed until the watch is in place, so the UI thread
+    need not wait for the walk (a Workspace watching from the start still waits briefly,
+    so that a small home is watched when it is made)."""
+    _home, workspace, _changes = late_watch
+    waited: list[float | None] = []
+    real_join = threading.Thread.join
+
+    def join(thread, timeout=None):
+        if threading.current_thread() is threading.main_thread() and thread.name == "hermes-watch-start":
+            waited.append(timeout)
+        return real_join(thread, timeout)
+
+    monkeypatch.setattr(threading.Thread, "join", join)
+    workspace.start_watching()
+    assert waited == []
+    monkeypatch.undo()
+    _until_watching(qtbot, workspace)
+
+
 def test_a_late_watch_over_an_unchanged_home_reports_nothing(qtbot, late_watch):
     _home, workspace, changes = late_watch
     workspace.start_watching()

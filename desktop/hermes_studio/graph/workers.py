@@ -42,6 +42,7 @@ from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.learning.memory_dates import history_key
 from hermes_memory.skills.index import gc_paused
 
+from ..worker_gate import GATE
 from .filters import growth_histogram
 from .layout import CLUSTERS, TIMELINE, LayoutCancelled, LayoutEngine, LayoutResult
 from .model import GraphData, graph_from_payload
@@ -206,16 +207,21 @@ class GraphJobs:
             assert self._last is not None
             data = self._last
         else:
+            GATE.wait()  # (each step waits while the window paints its first frame)
             self._history_key = self._history_now()
             hint = request.hint
             payload = self.builder.build(include_all=request.include_all, changed=hint)
             with gc_paused():  # each full collection would walk every node's objects, GIL held
+                GATE.wait()
                 data = graph_from_payload(payload)
+                GATE.wait()
                 warm_for_drawing(data)
                 self._last, self._last_include_all = data, request.include_all
+                GATE.wait()
                 self._overview = overview_html(data)
                 self._growth = growth_histogram(data)
         built = time.perf_counter()
+        GATE.wait()
         layout = self._layout(data, request.mode)
         done = time.perf_counter()
         return GraphSnapshot(
@@ -313,6 +319,8 @@ class GraphWorker(QObject):
 
     @Slot(object, object)
     def _finished(self, request: GraphRequest, result: Any) -> None:
+        if GATE.after_release(self, functools.partial(self._finished, request, result)):
+            return  # (the window's first frame first: see worker_gate)
         self._running = None
         if self._closed:
             return

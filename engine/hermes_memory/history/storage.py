@@ -215,21 +215,40 @@ def materialise(events: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
+#: The fast path decodes the lines of about this many bytes per call: one call for a log
+#: of 10,000 events held Python's interpreter for 30-40 ms, no other thread running.
+LINES_PIECE_BYTES = 128 * 1024
+
+
+def _decode_lines(data: bytes) -> list[Any] | None:
+    """Every line of ``data`` (stripped) decoded as one JSON value, or None when any line
+    is not (an empty line included), as one orjson call over them all would say: the
+    pieces are cut at line breaks, so they hold the same lines."""
+    import orjson
+
+    decoded: list[Any] = []
+    start = 0
+    try:
+        while start < len(data):
+            cut = data.find(b"\n", start + LINES_PIECE_BYTES)
+            end = len(data) if cut < 0 else cut
+            decoded += orjson.loads(b"[" + data[start:end].replace(b"\n", b",") + b"]")
+            start = end + 1
+    except orjson.JSONDecodeError:
+        return None
+    return decoded
+
+
 def parse_log(data: bytes, name: str, *, first_line: int = 1) -> EventLog:
     """The usable events of a log's bytes, in order; bad lines are listed in ``problems``
     (numbered from ``first_line``)."""
     log = EventLog()
     if not data:
         return log
-    # Fast path: the whole log decoded at once (orjson: a few times faster than json for
-    # ten thousand events); per line only when something is off (anything orjson refuses,
-    # such as text that is not UTF-8, goes the careful way below).
-    import orjson
-
-    try:
-        decoded = orjson.loads(b"[" + data.strip().replace(b"\n", b",") + b"]")
-    except orjson.JSONDecodeError:
-        decoded = None
+    # Fast path: the whole log decoded a piece of lines at a time (orjson: a few times
+    # faster than json for ten thousand events); per line only when something is off
+    # (anything orjson refuses, such as text that is not UTF-8, goes the careful way below).
+    decoded = _decode_lines(data.strip())
     if decoded is not None and all(_valid_event(e) is None for e in decoded):
         log.events = decoded
         return log

@@ -42,6 +42,7 @@ from typing import Any
 
 from ..history.provenance import GraphProvenance
 from ..home import HermesHome
+from ..pausing import pause_point
 from ..skills.health import NodeHealth
 from ..skills.index import Skill, SkillIndex, SkillScan, gc_paused
 from ..skills.usage import (
@@ -376,6 +377,8 @@ class GraphBuilder:
         categories: list[str] = []
         learned = agent_created = used = 0
         for position, skill in enumerate(skills):
+            if not position & 63:
+                pause_point()  # (see hermes_memory.pausing)
             record = get_record(skill.name, empty)
             payload = None
             if known is not None:
@@ -495,6 +498,7 @@ class GraphBuilder:
         may be new)."""
         scan = self.index.scan(changed)
         warnings = list(scan.warnings)
+        pause_point()
         usage = self._read_usage()
         if usage.error:
             warnings.append(f"{usage.error} Skill usage is shown as empty.")
@@ -504,9 +508,12 @@ class GraphBuilder:
         # names of the shown skills change only when the part was rebuilt in full
         renamed = before is None or part.shown_at is not before.shown_at
 
+        pause_point()
         cards, card_warnings = memory_cards(self.home, memory_timestamps)
         warnings.extend(card_warnings)
+        pause_point()
         card_targets = self._memory_edges(cards, part, renamed)
+        pause_point()
 
         memory_edges = [
             {"source": card.id, "target": name}

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..home import HermesHome
+from ..pausing import pause_point
 from .frontmatter import (
     frontmatter_text,
     head_fields,
@@ -672,6 +673,7 @@ class SkillIndex:
         too_deep = False
         try:
             while stack:
+                pause_point()  # (one folder is a short step: see hermes_memory.pausing)
                 budget -= 1
                 if budget < 0:
                     warnings.append(

@@ -301,10 +301,43 @@ def _plain_file(raw: bytes) -> dict[str, Any] | None:
     import orjson  # only the read path needs it
 
     try:
-        data = orjson.loads(raw)
+        data = _loads_in_pieces(raw, orjson.loads)
     except orjson.JSONDecodeError:
         return None
     return data if data.__class__ is dict and _plainly_fine(data, records_only=True) else None
+
+
+#: A bigger file is parsed a piece of about this size at a time (see _loads_in_pieces).
+PIECE_BYTES = 128 * 1024
+#: Where a member of the top-level object starts in the file as written (``indent=2``).
+_MEMBER_BREAK = b',\n  "'
+
+
+def _loads_in_pieces(raw: bytes, loads: Callable[[bytes], Any]) -> Any:
+    """``loads(raw)``, made of short calls when ``raw`` is a big object written with
+    ``indent=2`` (as Hermes and this engine write it).
+
+    One parse of 10,000 records holds Python's interpreter for 60-90 ms, during which no
+    other thread runs (the app's window among them). So the object's text is cut before
+    members of the top-level object and each piece parsed as an object of its own. Strings
+    cannot hold a raw line break, so a cut lands between members, or inside a nested value,
+    which leaves that piece unbalanced and unparsable: then the whole text is parsed in
+    one call, as it would have been. Pieces that all parse make up the same object, in the
+    same order, a repeated name keeping its last value.
+    """
+    text = raw.strip(b" \t\n\r")  # (JSON's own white space only)
+    if len(text) <= PIECE_BYTES or text[:1] != b"{" or text[-1:] != b"}":
+        return loads(raw)
+    body, data, start = text[1:-1], {}, 0
+    try:
+        while start < len(body):
+            cut = body.find(_MEMBER_BREAK, start + PIECE_BYTES)
+            end = len(body) if cut < 0 else cut
+            data.update(loads(b"{" + body[start:end] + b"}"))
+            start = end + 1
+    except ValueError:  # (orjson's and json's decode errors are ValueErrors) not cut between members
+        return loads(raw)
+    return data
 
 
 # --- per-key checks of what read_usage returns ------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from history_helpers import write_skill
 
 from hermes_memory.history import log_index, storage
@@ -197,3 +198,22 @@ def test_a_process_listing_again_keeps_the_index_it_read(home, store, monkeypatc
     assert log(home)["problems"] == ["a problem only the other process saw"]
     assert len(decoded) == 1
 
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        json.dumps({"v": 3, "rows": [["a", 1700000000.123456789, "memory", 0.1 + 0.2, 10**18]]}).encode(),
+        json.dumps({"rows": ["\ud800 lone"]}, ensure_ascii=False).encode("utf-8", "surrogatepass"),
+        b'{"rows": [NaN, Infinity, -Infinity]}',
+        b'{"rows": [123456789012345678901234567890]}',  # (orjson: a float)
+        b'{"rows": [18446744073709551615, -9223372036854775808, 9223372036854775807]}',
+        b'{"rows":[1,-123456789012345678901234567890]}',
+        b'{"rows": ["c5188098268603070530", 1]}',  # (digits in an id: orjson reads it)
+        b"12345678901234567890123",
+        b'{"rows": [1e400, 5e-324, 2.2250738585072014e-308]}',
+        b'{"v": 1, "v": 3}',
+    ],
+)
+def test_the_index_decodes_as_json_reads_it(data):
+    assert repr(log_index._decode(data)) == repr(json.loads(data))

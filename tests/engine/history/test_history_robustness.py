@@ -82,3 +82,40 @@ def test_capture_reports_an_unreadable_store_and_keeps_the_rest(home):
     assert not result["ok"] and result["recorded"] == 1
     assert any("binary" in p for p in result["problems"])
     assert [e["kind"] for e in events(home)] == ["memory"]
+
+
+def _event_lines(count: int) -> list[bytes]:
+    return [json.dumps({"id": f"e{n}", "ts": 1_700_000_000 + n, "kind": "memory", "entries": [f"fact {n}"]}).encode()
+            for n in range(count)]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\n".join(_event_lines(60)) + b"\n",
+        b"\n".join(_event_lines(30)) + b"\n\n" + b"\n".join(_event_lines(30)),  # an empty line inside
+        b"\n".join(_event_lines(40)) + b"\nnot json\n" + b"\n".join(_event_lines(5)),
+        b"\n".join(_event_lines(40)) + b'\n{"id": "cut", "ts": 17',  # a crash mid-append
+        b"\r\n".join(_event_lines(50)),
+    ],
+)
+def test_a_log_decoded_in_pieces_reads_as_in_one_piece(monkeypatch, data):
+    """The fast path decodes a long log a few lines at a time (each call is short, so other
+    threads get their turn): the same events and problems as one decode of it all."""
+    monkeypatch.setattr(storage, "LINES_PIECE_BYTES", 10**9)
+    whole = storage.parse_log(data, "events.jsonl")
+    monkeypatch.setattr(storage, "LINES_PIECE_BYTES", 200)
+    pieces = storage.parse_log(data, "events.jsonl")
+    assert (pieces.events, pieces.problems) == (whole.events, whole.problems)
+
+
+def test_a_long_log_is_decoded_in_short_calls(monkeypatch):
+    import orjson
+
+    data = b"\n".join(_event_lines(8000))
+    calls: list[int] = []
+    real = orjson.loads
+    monkeypatch.setattr(orjson, "loads", lambda text: calls.append(len(text)) or real(text))
+    assert len(storage.parse_log(data, "events.jsonl").events) == 8000
+    assert len(calls) >= len(data) // storage.LINES_PIECE_BYTES > 1
+    assert max(calls) < 2 * storage.LINES_PIECE_BYTES

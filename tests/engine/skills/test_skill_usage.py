@@ -212,3 +212,65 @@ def test_the_fast_read_of_a_usual_file_equals_the_bounded_reader(hb, monkeypatch
     fast = read_usage(hb.home)
     monkeypatch.setattr(usage_module, "_plain_file", lambda _raw: None)
     assert read_usage(hb.home) == fast
+
+
+def _usual_file(count: int) -> bytes:
+    records = {f"skill-{n:03}": {"use_count": n, "state": "active", "pinned": False} for n in range(count)}
+    return json.dumps(records, indent=2, sort_keys=True, ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _usual_file(40),
+        # a name repeated far apart: the last value, at the first one's place
+        _usual_file(30).replace(b'"skill-029"', b'"skill-000"'),
+        # hand-edited: a nested value indented like the top level, so a cut falls inside it
+        b'{\n  "a": {\n  "use_count": 1,\n  "state": "active"\n  },\n  "b": {\n  "use_count": 2\n  }\n}'
+        + b" " * 40,
+        b"\x0c" + _usual_file(20),  # a form feed is no white space in JSON
+        _usual_file(20)[:-1],  # cut short
+        _usual_file(20) + b"\n{}",  # something after the object
+    ],
+)
+def test_a_file_read_in_pieces_equals_the_whole_read(hb, monkeypatch, raw):
+    import orjson
+
+    from hermes_memory.skills import usage as usage_module
+
+    calls: list[int] = []
+
+    def loads(text):
+        calls.append(len(text))
+        return orjson.loads(text)
+
+    monkeypatch.setattr(usage_module, "PIECE_BYTES", 64)
+    try:
+        whole = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        whole = None
+    if whole is not None:
+        pieces = usage_module._loads_in_pieces(raw, loads)
+        assert pieces == whole and list(pieces) == list(whole)
+    hb.home.skills_usage_file.write_bytes(raw)
+    read = read_usage(hb.home)
+    monkeypatch.setattr(usage_module, "_plain_file", lambda _raw: None)
+    assert read_usage(hb.home) == read  # as the bounded reader has it
+
+
+def test_a_big_usual_file_is_parsed_in_short_calls(monkeypatch):
+    import orjson
+
+    from hermes_memory.skills import usage as usage_module
+
+    raw = _usual_file(6000)
+    assert len(raw) > 4 * usage_module.PIECE_BYTES
+    calls: list[int] = []
+
+    def loads(text):
+        calls.append(len(text))
+        return orjson.loads(text)
+
+    assert usage_module._loads_in_pieces(raw, loads) == orjson.loads(raw)
+    assert len(calls) >= len(raw) // usage_module.PIECE_BYTES
+    assert max(calls) < 2 * usage_module.PIECE_BYTES

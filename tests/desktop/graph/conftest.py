@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QMessageBox
 from hermes_memory.home import HermesHome
 from hermes_studio.app import bundled_demo_home
 from hermes_studio.graph import GraphPanel
+from hermes_studio.graph.view import GraphView
+from hermes_studio.graph.workers import GraphJobs, GraphRequest, PositionCache
 from hermes_studio.workspace import Workspace
 
 
@@ -77,3 +79,20 @@ def questions(monkeypatch):
 
     monkeypatch.setattr(QMessageBox, "exec", exec_box)
     return asked
+
+
+@pytest.fixture
+def snapshot(demo_home, tmp_path):
+    """The demo home's graph as the worker hands it to the canvas."""
+    return GraphJobs(demo_home, positions=PositionCache(demo_home, tmp_path / "layouts")).run(GraphRequest())
+
+
+@pytest.fixture
+def view(qtbot) -> GraphView:
+    """A bare canvas, shown."""
+    canvas = GraphView()
+    qtbot.addWidget(canvas)
+    canvas.resize(900, 700)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    return canvas

@@ -7,28 +7,11 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-import pytest
 
 from hermes_studio.graph.layout import CLUSTERS
 from hermes_studio.graph.model import GraphData
 from hermes_studio.graph.table import COLUMNS
-from hermes_studio.graph.view import GraphView
 from hermes_studio.graph.workers import GraphJobs, GraphRequest, PositionCache
-
-
-@pytest.fixture
-def snapshot(demo_home, tmp_path):
-    return GraphJobs(demo_home, positions=PositionCache(demo_home, tmp_path / "layouts")).run(GraphRequest())
-
-
-@pytest.fixture
-def view(qtbot):
-    canvas = GraphView()
-    qtbot.addWidget(canvas)
-    canvas.resize(900, 700)
-    canvas.show()
-    qtbot.waitExposed(canvas)
-    return canvas
 
 
 def _glyph_nodes(view) -> set[int]:

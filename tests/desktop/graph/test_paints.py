@@ -10,7 +10,6 @@ from hermes_studio.graph import glyphs as glyphs_module
 from hermes_studio.graph import view as view_module
 from hermes_studio.graph.layout import CLUSTERS
 from hermes_studio.graph.view import LABEL_SETTLE_MS, GraphView
-from hermes_studio.graph.workers import GraphJobs, GraphRequest, PositionCache
 
 
 @pytest.fixture
@@ -28,18 +27,9 @@ def paints(monkeypatch) -> list[int]:
 
 
 @pytest.fixture
-def snapshot(demo_home, tmp_path):
-    return GraphJobs(demo_home, positions=PositionCache(demo_home, tmp_path / "layouts")).run(GraphRequest())
-
-
-@pytest.fixture
-def view(qtbot, paints):
-    canvas = GraphView()
-    qtbot.addWidget(canvas)
-    canvas.resize(900, 700)
-    canvas.show()
-    qtbot.waitExposed(canvas)
-    return canvas
+def view(paints, view):
+    """The conftest's canvas, its paints counted from its first show."""
+    return view
 
 
 def _drawn(view, snapshot, qtbot) -> None:

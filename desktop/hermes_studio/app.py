@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import hashlib
 import importlib
 import os
@@ -32,6 +31,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from hermes_memory.home import HermesHome, HomeError, check_profile_name
 from hermes_memory.remote.ssh import is_ssh_url
+from hermes_memory.skills.index import set_aside_young_objects
 
 from . import (
     __version__,
@@ -90,16 +90,11 @@ def import_start_up_modules() -> None:
 
 
 def age_start_up_objects() -> None:
-    """Set every object made so far aside from the young generations, without walking them:
-    the modules, classes and the window's widgets live as long as the app. Else the first
-    collections once the window shows walk all of them (some 30,000 objects, 25 ms) on the
-    UI thread, as it draws its first frames. Where the UI-thread collector keeps long-lived
-    objects frozen (gc_policy) they join those; else they go to the oldest generation, as
-    two collections would move them."""
-    frozen = gc.get_freeze_count() > 0
-    gc.freeze()
-    if not frozen:
-        gc.unfreeze()
+    """Set every object made so far aside from the young generations: the modules, classes
+    and the window's widgets live as long as the app. Else the first collections once the
+    window shows walk all of them (some 30,000 objects, 25 ms) on the UI thread, as it
+    draws its first frames."""
+    set_aside_young_objects()
 
 
 class StartupError(RuntimeError):

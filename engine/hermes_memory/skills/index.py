@@ -926,6 +926,17 @@ def gc_pause_active() -> bool:
     return _pauses[0] > 0
 
 
+def set_aside_young_objects() -> None:
+    """Take every object made so far out of the collector's young generations without
+    walking them: into the oldest generation, as two collections would move them, or,
+    where someone keeps long-lived objects frozen (the desktop app does), into that
+    permanent generation with them (unfreezing would empty it)."""
+    frozen = gc.get_freeze_count() > 0
+    gc.freeze()
+    if not frozen:
+        gc.unfreeze()
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Hold off the cycle collector while a scan allocates its many small objects.
@@ -945,14 +956,8 @@ def gc_paused() -> Iterator[None]:
     finally:
         # Everything allocated meanwhile sits in the youngest generation, and the first
         # collection afterwards would walk all of it (tens of milliseconds for a large
-        # home) only to find it alive: most of it is the kept index and payload. Move it
-        # to the oldest generation instead, as the collector would after two passes.
-        # Where someone keeps long-lived objects frozen (the desktop app does), they join
-        # those instead: unfreezing would empty that permanent generation.
-        frozen = gc.get_freeze_count() > 0
-        gc.freeze()
-        if not frozen:
-            gc.unfreeze()
+        # home) only to find it alive: most of it is the kept index and payload.
+        set_aside_young_objects()
         with _pauses_lock:
             _pauses[0] -= 1
         if was_enabled:

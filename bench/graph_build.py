@@ -46,8 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "engine"))
 
 from hermes_memory.home import HermesHome  # noqa: E402
 from hermes_memory.learning.graph import GraphBuilder  # noqa: E402
+from hermes_memory.pausing import gc_paused  # noqa: E402
 from hermes_memory.skills.frontmatter import frontmatter_text  # noqa: E402
-from hermes_memory.skills.index import gc_paused, parse_head  # noqa: E402
+from hermes_memory.skills.index import parse_head  # noqa: E402
 
 GENERATOR_VERSION = "3"
 CACHE = Path(tempfile.gettempdir()) / "hermes-bench-homes"

@@ -30,8 +30,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from hermes_memory.home import HermesHome, HomeError, check_profile_name
+from hermes_memory.pausing import set_aside_young_objects
 from hermes_memory.remote.ssh import is_ssh_url
-from hermes_memory.skills.index import set_aside_young_objects
 
 from . import (
     __version__,

@@ -13,7 +13,7 @@ longest stall of the UI thread at start-up. So what is long-lived is frozen (the
 generation, which no collection walks): what exists when the collector starts (modules,
 classes, the application), and the survivors of each full collection. A full collection
 then walks only what survived since the one before. The engine adds a scan's objects to the
-frozen ones too (``hermes_memory.skills.index.gc_paused``), and while a scan makes them no
+frozen ones too (``hermes_memory.pausing.gc_paused``), and while a scan makes them no
 collection here walks them. The cost: a reference cycle among objects frozen before it
 became garbage is freed only once the collector stops (about 300 objects at 1,000 skills,
 from start-up; rebuilds, mode switches, searches and tab changes added none, measured);
@@ -26,7 +26,7 @@ import gc
 
 from PySide6.QtCore import QObject, QTimer
 
-from hermes_memory.skills.index import gc_pause_active
+from hermes_memory.pausing import gc_pause_active
 
 # Often enough while objects are being made that the youngest generation stays small (a
 # collection walks all of it); each check that finds nothing due waits twice as long, up to

@@ -140,7 +140,7 @@ def test_start_freezes_what_exists_and_stop_gives_it_back():
 
 
 def test_a_scans_objects_join_the_frozen_ones():
-    from hermes_memory.skills.index import gc_paused
+    from hermes_memory.pausing import gc_paused
 
     collector = UiThreadCollector()
     collector.start()
@@ -165,7 +165,7 @@ def test_a_scans_objects_join_the_frozen_ones():
 
 
 def test_no_collection_walks_a_scan_while_it_runs():
-    from hermes_memory.skills.index import gc_paused
+    from hermes_memory.pausing import gc_paused
 
     collector = UiThreadCollector()
     collector.start()

@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QLabel
 
 from hermes_memory import pausing
-from hermes_memory.skills.index import gc_paused
+from hermes_memory.pausing import gc_paused
 from hermes_studio import app as studio_app
 from hermes_studio.gc_policy import UiThreadCollector
 from hermes_studio.graph.workers import GraphJobs, GraphRequest

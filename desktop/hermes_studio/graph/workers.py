@@ -40,7 +40,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.learning.memory_dates import history_key
-from hermes_memory.skills.index import gc_paused
+from hermes_memory.pausing import gc_paused
 
 from ..worker_gate import GATE
 from .filters import growth_histogram

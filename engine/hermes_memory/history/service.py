@@ -12,7 +12,7 @@ from typing import Any
 from ..home import HermesHome
 from ..memory.entries import TARGETS
 from ..memory.store import StoreReadError, read_store_file
-from ..skills.index import gc_paused
+from ..pausing import gc_paused
 from . import backfill, undo
 from . import capture as capture_module
 from .log_index import log_summaries

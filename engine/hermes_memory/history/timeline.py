@@ -16,7 +16,7 @@ from typing import Any
 
 from ..home import HermesHome
 from ..memory.entries import TARGETS, char_count
-from ..skills.index import gc_paused
+from ..pausing import gc_paused
 from .ledger import curator_blob, read_ledger
 from .recording import ORIGIN_LABELS, SUMMARY_EXTRAS
 from .storage import HistoryStore, materialise

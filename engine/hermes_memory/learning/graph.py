@@ -42,9 +42,9 @@ from typing import Any
 
 from ..history.provenance import GraphProvenance
 from ..home import HermesHome
-from ..pausing import pause_point
+from ..pausing import gc_paused, pause_point
 from ..skills.health import NodeHealth
-from ..skills.index import Skill, SkillIndex, SkillScan, gc_paused
+from ..skills.index import Skill, SkillIndex, SkillScan
 from ..skills.usage import (
     _EPOCH_CACHE,
     LEARNED_CREATORS,

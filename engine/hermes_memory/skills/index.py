@@ -24,21 +24,19 @@ everything else.
 from __future__ import annotations
 
 import codecs
-import contextlib
-import gc
 import itertools
 import operator
 import os
 import stat
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..home import HermesHome
-from ..pausing import pause_point
+from ..pausing import gc_paused, pause_point
 from .frontmatter import (
     frontmatter_text,
     head_fields,
@@ -914,54 +912,6 @@ class SkillIndex:
         )
         entry.skill = skill
         return skill
-
-
-_pauses = [0]  # gc_paused() blocks running now, on any thread
-_pauses_lock = threading.Lock()
-
-
-def gc_pause_active() -> bool:
-    """Whether a :func:`gc_paused` block runs now: a collection meanwhile (the desktop's
-    UI thread collects by hand) would walk the objects it is making, all to be kept."""
-    return _pauses[0] > 0
-
-
-def set_aside_young_objects() -> None:
-    """Take every object made so far out of the collector's young generations without
-    walking them: into the oldest generation, as two collections would move them, or,
-    where someone keeps long-lived objects frozen (the desktop app does), into that
-    permanent generation with them (unfreezing would empty it)."""
-    frozen = gc.get_freeze_count() > 0
-    gc.freeze()
-    if not frozen:
-        gc.unfreeze()
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Hold off the cycle collector while a scan allocates its many small objects.
-
-    Each full collection walks every live object; a 10,000-skill build would trigger
-    several and spend a third of its time in them. Reference counting still frees
-    everything; the collector runs normally again afterwards (and is left off if
-    something else had turned it off, such as the desktop app, which collects on its UI
-    thread only).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    with _pauses_lock:
-        _pauses[0] += 1
-    try:
-        yield
-    finally:
-        # Everything allocated meanwhile sits in the youngest generation, and the first
-        # collection afterwards would walk all of it (tens of milliseconds for a large
-        # home) only to find it alive: most of it is the kept index and payload.
-        set_aside_young_objects()
-        with _pauses_lock:
-            _pauses[0] -= 1
-        if was_enabled:
-            gc.enable()
 
 
 def _is_racy(mtime_ns: int, now_ns: int) -> bool:

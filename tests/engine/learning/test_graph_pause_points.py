@@ -7,7 +7,6 @@ import threading
 
 from hermes_memory import pausing
 from hermes_memory.learning.graph import GraphBuilder
-from hermes_memory.skills import index as index_module
 
 
 def test_a_build_passes_a_pause_point_per_folder_on_its_own_thread(learning_home):
@@ -57,17 +56,17 @@ def test_gc_pause_active_is_true_only_while_some_thread_is_inside_it():
     inside, leave = threading.Event(), threading.Event()
 
     def section():
-        with index_module.gc_paused():
+        with pausing.gc_paused():
             inside.set()
             leave.wait(10)
 
-    assert not index_module.gc_pause_active()
+    assert not pausing.gc_pause_active()
     worker = threading.Thread(target=section)
     worker.start()
     try:
         assert inside.wait(10)
-        assert index_module.gc_pause_active()
+        assert pausing.gc_pause_active()
     finally:
         leave.set()
         worker.join(10)
-    assert not index_module.gc_pause_active()
+    assert not pausing.gc_pause_active()

@@ -11,7 +11,9 @@ Prints, per size:
   stat each skill folder, read and parse each frontmatter, keep nothing), same rounds;
   and the same walk parsing each frontmatter with PyYAML's C loader, as the agent does;
 * first build in a fresh process: cold again, but without the per-process memo tables
-  (known frontmatter lines, timestamps) that earlier builds in this process filled;
+  (known frontmatter lines, timestamps) that earlier builds in this process filled, and
+  with a heap still to grow; with the user and system CPU, page faults and RSS growth
+  of that process's build;
 * rebuild after one SKILL.md was edited (median of several), with every file
   stat-checked and with the changed path given, as the desktop's folder watcher does;
 * the parts of a cold build (scan, usage records, skill nodes, memory edges, history
@@ -278,11 +280,14 @@ def minimal_scan(home: HermesHome, parse=parse_head) -> float:
 LAZY_MODULES = "hermes_memory.config, hermes_memory.memory.store, yaml"
 
 
-def fresh_process_build(home: HermesHome) -> tuple[float, float]:
-    """The first build in a new interpreter, imports not timed, and the time of the
-    imports that build would otherwise load on first use."""
+def fresh_process_build(home: HermesHome) -> tuple[float, float, tuple[float, float, int, float]]:
+    """The first build in a new interpreter, imports not timed, the time of the imports
+    that build would otherwise load on first use, and what the build cost the process:
+    (user CPU s, system CPU s, minor page faults, growth of the peak RSS in MB). A first
+    build grows the heap (page faults, in system time) and fills the per-process tables
+    (in user time): what it pays beyond a cold build in a warm process."""
     script = (
-        "import sys, time\n"
+        "import resource, sys, time\n"
         f"sys.path.insert(0, {str(Path(__file__).resolve().parent.parent / 'engine')!r})\n"
         "from hermes_memory.home import HermesHome\n"
         "from hermes_memory.learning.graph import GraphBuilder\n"
@@ -290,13 +295,17 @@ def fresh_process_build(home: HermesHome) -> tuple[float, float]:
         f"import {LAZY_MODULES}\n"
         "lazy = time.perf_counter() - start\n"
         f"builder = GraphBuilder(HermesHome.resolve({str(home.root)!r}))\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF)\n"
         "start = time.perf_counter()\n"
         "builder.build()\n"
-        "print(time.perf_counter() - start, lazy)\n"
+        "elapsed = time.perf_counter() - start\n"
+        "after = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "print(elapsed, lazy, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime,\n"
+        "      after.ru_minflt - before.ru_minflt, (after.ru_maxrss - before.ru_maxrss) / 1024)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    build, lazy = result.stdout.split()
-    return float(build), float(lazy)
+    build, lazy, user, system, faults, grown = result.stdout.split()
+    return float(build), float(lazy), (float(user), float(system), int(faults), float(grown))
 
 
 def warm_rebuilds(home: HermesHome, paths: list[str], rounds: int, hinted: bool) -> list[float]:
@@ -327,8 +336,8 @@ def run(count: int) -> tuple[float, float, float, float]:
     rounds = 9 if count < 10_000 else 7
     floor_raw(paths)  # warm the page cache before anything is timed
     fresh_runs = [fresh_process_build(home) for _ in range(3)]
-    fresh = min(build for build, _ in fresh_runs)
-    lazy = min(imports for _, imports in fresh_runs)
+    fresh, _, fresh_cost = min(fresh_runs)
+    lazy = min(imports for _, imports, _ in fresh_runs)
     floors, raws, colds, minimals = [], [], [], []
     payload: dict = {}
     for _ in range(rounds):  # alternate, so that a busy moment hits all of them alike
@@ -352,6 +361,9 @@ def run(count: int) -> tuple[float, float, float, float]:
         f"first build in a fresh process {fresh * 1000:6.1f} ms = {fresh / floor:4.2f}x floor "
         f"(+ {lazy * 1000:.1f} ms of imports it loads on first use)"
     )
+    user, system, faults, grown = fresh_cost
+    print(f"        that first build's process: {user * 1000:.0f} ms user, {system * 1000:.0f} ms system CPU, "
+          f"{faults:,} page faults, peak RSS +{grown:.0f} MB")
     print(f"        the same walk parsing with PyYAML's C loader (the agent's parser) "
           f"{with_yaml * 1000:6.1f} ms = {with_yaml / floor:4.2f}x floor")
     print(

@@ -36,7 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import compress, count
+from itertools import chain, compress, count
 from operator import is_not
 from typing import Any
 
@@ -561,7 +561,7 @@ def _relations(shown: list[Skill]) -> tuple[list[tuple[str, str]], list[dict[str
     they touch."""
     relations = skill_edges(shown)
     dicts = [{"source": a, "target": b} for a, b in relations]
-    return relations, dicts, len({name for edge in relations for name in edge})
+    return relations, dicts, len(set(chain.from_iterable(relations)))
 
 
 def _differs(skill: Skill, old_skill: Skill, record: dict[str, Any], old_record: dict[str, Any]) -> bool:

@@ -540,7 +540,7 @@ class SkillIndex:
         walked = []
         for root in roots:
             found = self._walk(root, root_paths, run)
-            found.sort(key=_found_order)
+            found.sort(key=_found_order)  # (quick: the walk goes in order, see _list)
             walked.append((root, found))
         scan = self._assemble(walked, run, config, roots, bundled, hub)
         # forget what no longer exists so the caches do not grow without bound
@@ -728,7 +728,9 @@ class SkillIndex:
                     folder = _OpenFolder.of(directory, len(below))
                     if folder is not None:
                         opened.append(folder)
-                    stack.extend([(path, parts, folder) for path, parts in below])
+                    # (in reverse: the stack then gives them back in order of name, so
+                    # that the walk finds skills already sorted by path)
+                    stack.extend([(path, parts, folder) for path, parts in reversed(below)])
         finally:
             for folder in opened:
                 folder.close()
@@ -801,6 +803,7 @@ class SkillIndex:
             if is_root:
                 return None
             notes.append(f"Could not list {directory}: {exc.strerror}; its skills are skipped.")
+        subdirs.sort()  # by name (see _walk)
         listing = _DirListing(mtime_ns, trusted, skill_md, subdirs, notes)
         self._store_dir(directory, listing)
         return listing

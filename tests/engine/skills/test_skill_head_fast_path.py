@@ -251,3 +251,33 @@ def test_reading_the_fields_from_line_shapes_equals_the_full_reading(text, rel_p
     full = _parse_head_fully(text, frontmatter_text(text), dir_name, rel_parts)
     assert parse_head(text, dir_name, rel_parts) == full
     assert parse_head(text, dir_name, rel_parts) == full  # again, from the remembered plans
+
+
+_LINE_VALUES = st.one_of(
+    _SCALARS, _MOSTLY_SIMPLE, st.text(st.sampled_from("aZ09 _.,'()/-:#[]yesno"), min_size=0, max_size=12)
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    _INDENTS, st.one_of(_KEYS, st.text(st.sampled_from("aZ9_.-: "), min_size=1, max_size=6)),
+    st.sampled_from([": ", ":  ", ":", " : "]), _LINE_VALUES, st.sampled_from(["", " ", "  "]),
+)
+def test_the_one_match_reading_of_a_common_line_is_the_step_by_step_reading(indent, key, colon, value, end):
+    """A line not read before goes through one regular expression when it can
+    (``_common_line``); whatever it answers is what the general reading gives."""
+    line = f"{indent}{key}{colon}{value}{end}"
+    fast = frontmatter._common_line(line)
+    if fast is None:
+        return
+    indent_width, parsed_key, parsed_value = frontmatter._line(line)
+    kind = "=" if parsed_value is not None else ":"
+    assert fast == (indent_width, parsed_key, parsed_value, f"{indent_width}{kind}{parsed_key}")
+
+
+def test_typical_new_lines_take_the_one_match_reading():
+    for line in ("name: audit-dns-7838", "description: Backup notebooks the reliable way",
+                 "    tags: [terraform, postgres, css]", "    related_skills: [review-tickets-1452]"):
+        assert frontmatter._common_line(line) is not None, line
+    for line in ("name: yes", "tags: [a, no]", "a: b #c", "a: b:", "- item", "key:"):
+        assert frontmatter._common_line(line) is None, line

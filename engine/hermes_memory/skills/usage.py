@@ -85,16 +85,16 @@ def empty_record(now: str | None = None) -> dict[str, Any]:
 
 
 _EPOCH_CACHE: dict[str, int | None] = {}
+_NOT_CACHED = object()
 
 
 def to_epoch(value: Any) -> int | None:
     """Epoch seconds from a number, a numeric string or an ISO-8601 string; else None."""
     if isinstance(value, str):
         # the same few thousand timestamps come back on every graph build
-        try:
-            return _EPOCH_CACHE[value]
-        except KeyError:
-            pass
+        result = _EPOCH_CACHE.get(value, _NOT_CACHED)
+        if result is not _NOT_CACHED:
+            return result
         result = _string_to_epoch(value)
         if len(_EPOCH_CACHE) >= 50_000:
             _EPOCH_CACHE.clear()
@@ -111,13 +111,28 @@ def to_epoch(value: Any) -> int | None:
 
 
 def _string_to_epoch(value: str) -> int | None:
+    """A number of seconds, else an ISO-8601 time. A date ("2026-05-12...") is tried as
+    one first: no number has a "-" fifth but one with an exponent ("1.0e-5"), which is
+    no date, and a failed ``float()`` would cost as much again (a first build of a real
+    home meets tens of thousands of distinct timestamps)."""
     text = value.strip()
     if not text:
         return None
+    if text[4:5] == "-":
+        epoch = _iso_epoch(text)
+        return epoch if epoch is not None else _number_epoch(text)
+    epoch = _number_epoch(text)
+    return epoch if epoch is not None else _iso_epoch(text)
+
+
+def _number_epoch(text: str) -> int | None:
     try:
         return int(float(text))
     except (ValueError, OverflowError):
-        pass
+        return None
+
+
+def _iso_epoch(text: str) -> int | None:
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
     try:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermes_memory.fileio import LockTimeout, file_lock
 from hermes_memory.skills.usage import (
     UsageError,
+    _string_to_epoch,
     count_value,
     empty_record,
     has_learning_signal,
@@ -124,6 +128,38 @@ def test_a_new_record_has_every_field_the_agent_writes(hb):
 )
 def test_to_epoch(value, expected):
     assert to_epoch(value) == expected
+
+
+def _epoch_number_first(value: str):
+    """The reading of a timestamp string as it was written first: a number, else ISO-8601."""
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        return int(float(text))
+    except (ValueError, OverflowError):
+        pass
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return int((parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp())
+
+
+_TIME_PIECES = st.sampled_from(
+    ["2026", "-", "07", "01", "T", "10:00:00", ".5", "+02:00", "Z", "z", " ", "1", "e", "E", "-5",
+     "1.0e-5", "12e-5", "inf", "nan", "_", "0x1", "W27", "20260701", "x", "9999-12-31"]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_TIME_PIECES, max_size=6).map("".join))
+def test_a_timestamp_string_reads_as_with_the_number_tried_first(text):
+    """Dates are tried as dates first (quicker); the answer is what trying a number first
+    gives, for any string."""
+    assert _string_to_epoch(text) == _epoch_number_first(text)
 
 
 def test_record_timestamp_takes_the_first_present_field_not_the_latest():

@@ -296,14 +296,19 @@ _MISSING = object()
 
 # The most common line not read before, "key: value" with a value of the shapes
 # _line_value reads first (_PLAIN_TEXT, _NAME_LIST), in one match: what _line gives for
-# it, but without its several steps (a first build of 10,000 skills meets 25,000 such
+# it, but without its several steps (a first build of 10,000 skills meets 24,000 such
 # lines: a name, a description, tags, related skills). The value has no space at its ends.
 _COMMON_LINE = re.compile(
     r"( *)([A-Za-z_][A-Za-z0-9_.\-]*): +"
     r"([A-Za-z](?:[A-Za-z0-9 _.,'()/\-]*[A-Za-z0-9_.,'()/\-])?"
     r"|\[[A-Za-z][A-Za-z0-9_.\-]*(?:, [A-Za-z][A-Za-z0-9_.\-]*)*\]) *"
 )
-_shape_of = functools.lru_cache(maxsize=1024)(lambda indent, key: sys.intern(f"{indent}={key}"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape_of(indent: int, key: str) -> str:
+    """The shape of a "key: value" line (see _LineEntry)."""
+    return sys.intern(f"{indent}={key}")
 
 
 def _common_line(line: str) -> _LineEntry | None:

@@ -40,7 +40,7 @@ from .graph.style import DARK_CANVAS, LIGHT_CANVAS
 from .icons import app_icon
 from .inbox import InboxPanel
 from .memory.meter import StatusMeters
-from .settings import Settings
+from .settings import Settings, app_settings
 from .theme import MODES, Mode, apply_theme, current_mode, theme_for
 from .undo import FaceCall, History
 from .workspace import Workspace
@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.home = home
         self.demo = demo
-        self.settings = settings or Settings()
+        self.settings = settings or app_settings()
         self.side_panels_auto = True  # fold the filter panel when narrow, until the person decides
 
         suffix = " (demo copy)" if demo else ""
@@ -112,7 +112,7 @@ class MainWindow(QMainWindow):
         )
         self.home_switcher.setAccessibleName("Home and profile")
         self.tabs.setCornerWidget(self.home_switcher, Qt.Corner.TopRightCorner)
-        RecentHomes(self.settings.qsettings).add(home, demo=demo)
+        RecentHomes(self.settings).add(home, demo=demo)
         self._lazy: dict[str, QWidget] = {}  # the lazy tabs made so far
         self.tabs.addTab(QWidget(), LAZY_TABS["memory"])
         # The Inbox's listing and the changes since the last look are read once the graph is

@@ -51,6 +51,7 @@ def test_since_you_last_looked_lists_what_changed_while_closed(qtbot, home):
     seed(home)
     first = open_window(qtbot, home)
     first.close()  # remembers this moment as the last look at this home
+    qtbot.waitUntil(lambda: Settings().home_value(home.label, LAST_SEEN_KEY) is not None, timeout=3000)
     last_seen = Settings().home_value(home.label, LAST_SEEN_KEY)
     assert isinstance(last_seen, float) and last_seen <= time.time()
 

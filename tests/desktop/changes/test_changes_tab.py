@@ -122,7 +122,7 @@ def test_one_agent_write_is_captured_once_for_every_view(qtbot, home):
 
     window.workspace.backend.call = counted
     run_agent(home, "s1", [add("Captured once.")])
-    qtbot.waitUntil(lambda: len(window.changes.live_feed.cards) == 1, timeout=10000)
+    qtbot.waitUntil(lambda: len(window.changes.live_feed.items) == 1, timeout=10000)  # (a hidden tab makes no cards)
     qtbot.waitUntil(lambda: len(versions.items) == 2, timeout=10000)
     qtbot.wait(300)  # let any further capture land
     assert calls.count("capture") == 1
@@ -136,9 +136,9 @@ def test_what_the_capture_at_open_records_stays_out_of_the_live_feed(qtbot, home
         write_skill(home, f"skill-{n:02d}")
     window = open_window(qtbot, home)
     changes = window.changes
-    assert len(changes.since_feed.cards) == 20 and "The latest 20 of" in changes.since_feed.note.text()
+    assert len(changes.since_feed.items) == 20 and "The latest 20 of" in changes.since_feed.note.text()
     qtbot.wait(500)  # the open capture's own history change has been handled
-    assert changes.live_feed.cards == []
+    assert changes.live_feed.items == []
     run_agent(home, "s-live", [add("Only this is live.")])
     qtbot.waitUntil(lambda: titles(changes.live_feed) == ["MEMORY.md: 1 entry added"], timeout=10000)
     window.close()

@@ -100,6 +100,7 @@ class _Feed(QWidget):
         self._width = 0  # the width the cards were measured for
         self._make_card = make_card
         self._step_queued = False
+        self._made: tuple[ChangeCard, bool] | None = None  # (card, on top) to add next turn
         self.scroll.verticalScrollBar().valueChanged.connect(self._make_soon)
 
     def put(self, changes: list[dict[str, Any]], *, top: bool) -> None:
@@ -120,7 +121,7 @@ class _Feed(QWidget):
 
     def filled(self) -> bool:
         """Every card that is wanted on screen now is made and measured."""
-        return not self._new_on_top and not self._remeasure and not self._wants_more()
+        return not self._new_on_top and not self._remeasure and self._made is None and not self._wants_more()
 
     def _wants_more(self) -> bool:
         if len(self.cards) + self._new_on_top >= len(self.items):
@@ -160,21 +161,31 @@ class _Feed(QWidget):
                 if shiboken6.isValid(card) and card in self.cards:
                     self._measure(card, self.scroll.item(self.cards.index(card)))
             del self._remeasure[:REMEASURED_PER_TURN]
+        elif self._made is not None:  # made last turn: measured and shown this one
+            card, on_top = self._made
+            self._made = None
+            self._add(card, on_top)
         elif self._new_on_top:
-            self._new_on_top -= 1
-            self._add(self._make_card(self.items[self._new_on_top]), 0)
+            self._made = (self._make_card(self.items[self._new_on_top - 1]), True)
         elif self._wants_more():
-            self._add(self._make_card(self.items[len(self.cards)]), len(self.cards))
+            self._made = (self._make_card(self.items[len(self.cards)]), False)
         else:
             return
+        if self._made is not None:
+            self._made[0].setParent(self.scroll.viewport())  # (hidden until added: no window of its own)
         self._make_soon()
 
-    def _add(self, card: ChangeCard, row: int) -> None:
+    def _add(self, card: ChangeCard, on_top: bool) -> None:
+        if (self._new_on_top if on_top else len(self.items) - self._new_on_top - len(self.cards)) <= 0:
+            card.deleteLater()  # its change left the feed meanwhile
+            return
+        row = 0 if on_top else len(self.cards)
         item = QListWidgetItem()
         item.setFlags(Qt.ItemFlag.ItemIsEnabled)
         self.scroll.insertItem(row, item)
         self.scroll.setItemWidget(item, card)
         self.cards.insert(row, card)
+        self._new_on_top -= on_top
         self._measure(card, item)
         card.installEventFilter(self)
 

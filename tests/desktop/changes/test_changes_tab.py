@@ -30,7 +30,7 @@ def open_window(qtbot, home, view: str = "changes") -> MainWindow:
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    qtbot.waitUntil(lambda: window.changes.ready and window.graph.ready, timeout=15000)
+    qtbot.waitUntil(lambda: window.changes.ready and window.graph.ready and window.changes.filled(), timeout=15000)
     return window
 
 

@@ -61,28 +61,34 @@ class Heartbeat:
         self.timer.setInterval(HEARTBEAT_MS)
         self.timer.timeout.connect(self._tick)
         self.last = time.perf_counter()
+        self.cpu = time.thread_time()
         self.longest = 0.0
+        self.longest_cpu = 0.0  # the UI thread's own CPU time in the longest stall
 
     def _tick(self) -> None:
-        now = time.perf_counter()
-        self.longest = max(self.longest, (now - self.last) * 1000 - HEARTBEAT_MS)
-        self.last = now
+        now, cpu = time.perf_counter(), time.thread_time()
+        stall = (now - self.last) * 1000 - HEARTBEAT_MS
+        if stall > self.longest:
+            self.longest, self.longest_cpu = stall, (cpu - self.cpu) * 1000
+        self.last, self.cpu = now, cpu
         if self.watchdog is not None:
             self.watchdog.tick()
 
     def start(self, label: str = "") -> None:
-        self.last, self.longest = time.perf_counter(), 0.0
+        self.last, self.cpu, self.longest, self.longest_cpu = time.perf_counter(), time.thread_time(), 0.0, 0.0
         if self.watchdog is not None:
             self.watchdog.label, self.watchdog.on = label, True
             self.watchdog.last, self.watchdog.current = self.last, None
         self.timer.start()
 
-    def stop(self) -> float:
+    def stop(self) -> tuple[float, float]:
+        """The longest stall since :meth:`start` and the UI thread's CPU time in it (ms):
+        the rest of a stall is time the thread waited (for a core, or for the GIL)."""
         self._tick()
         self.timer.stop()
         if self.watchdog is not None:
             self.watchdog.on = False
-        return self.longest
+        return self.longest, self.longest_cpu
 
 
 def pump(seconds: float = 0.0, until=None, timeout: float = 120.0) -> bool:
@@ -131,7 +137,7 @@ def scroll_through(area: QAbstractScrollArea) -> None:
         pump(0.03)
 
 
-def measure(home: HermesHome, watchdog=None) -> tuple[float, dict[str, float]]:
+def measure(home: HermesHome, watchdog=None) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
     from hermes_studio.app import UI_SWITCH_INTERVAL_S, import_start_up_modules
     from hermes_studio.gc_policy import UiThreadCollector
     from hermes_studio.main_window import MainWindow
@@ -147,7 +153,7 @@ def measure(home: HermesHome, watchdog=None) -> tuple[float, dict[str, float]]:
     window.resize(1400, 900)
     window.show()
     beat = Heartbeat(watchdog)
-    figures: dict[str, float] = {}
+    figures: dict[str, tuple[float, float]] = {}
     try:
         if not window.graph.wait_ready(300_000):
             raise SystemExit("the graph was never drawn")
@@ -215,14 +221,14 @@ def main() -> int:
     load_after = os.getloadavg()
     print(f"\nUI stalls at {args.skills:,} skills, {args.messages:,} messages "
           f"(load average {load[0]:.2f} before, {load_after[0]:.2f} after; 2 cores shared)")  # fmt: skip
-    print(f"  floor: idle window, longest stall {floor:6.1f} ms")
+    print(f"  floor: idle window, longest stall {floor[0]:6.1f} ms (UI thread's own CPU in it {floor[1]:5.1f} ms)")
     failed = False
-    for name, longest in figures.items():
+    for name, (longest, cpu) in figures.items():
         ok = longest <= STALL_LIMIT_MS
         failed |= not ok
-        print(f"  {name:<16} longest stall {longest:6.1f} ms  ({longest / max(floor, 1.0):4.1f}× floor)  "
-              f"limit {STALL_LIMIT_MS:.0f} ms  {'PASS' if ok else 'FAIL'}")  # fmt: skip
-    print(json.dumps({"floor_ms": round(floor, 1), **{k: round(v, 1) for k, v in figures.items()}}))
+        print(f"  {name:<16} longest stall {longest:6.1f} ms (own CPU {cpu:5.1f} ms)  "
+              f"{longest / max(floor[0], 1.0):5.1f}× floor  limit {STALL_LIMIT_MS:.0f} ms  {'PASS' if ok else 'FAIL'}")  # fmt: skip
+    print(json.dumps({"floor_ms": round(floor[0], 1), **{k: round(v[0], 1) for k, v in figures.items()}}))
     return 1 if failed else 0
 
 

@@ -172,3 +172,27 @@ def test_wanted_texts_are_read_from_the_end_of_the_blobs_file_and_the_read_stops
     visited.clear()
     assert store.read_blobs(wanted) == found  # a text history never had: the rest is still found
     assert store.read_blobs() == {content_hash(t): t for t in texts}  # a whole read, forwards
+
+
+def test_the_diff_of_one_version_reads_only_its_texts_and_its_parents(home, monkeypatch):
+    from hermes_memory.history.storage import HistoryStore
+
+    for number in range(20):
+        write_skill(home, f"skill-{number:02d}", body=f"Step {number}.\n")
+    _agent_writes(home, ["A fact.", "Another fact."])
+    api.history_capture(home)
+    _agent_writes(home, ["A fact.", "Another fact, changed."])
+    api.history_capture(home)
+    newest = api.history_log(home, kind="memory")["events"][0]["id"]
+    whole = api.history_diff(home, newest)
+    read = HistoryStore.read_blobs
+    wanted_sets: list[set | None] = []
+
+    def recorded(store, wanted=None):
+        wanted_sets.append(None if wanted is None else set(wanted))
+        return read(store, wanted)
+
+    monkeypatch.setattr(HistoryStore, "read_blobs", recorded)
+    assert api.history_diff(home, newest) == whole
+    assert whole["changed"] == [{"before": "Another fact.", "after": "Another fact, changed."}]
+    assert wanted_sets and all(w is not None and len(w) <= 4 for w in wanted_sets)

@@ -175,8 +175,11 @@ class MainWindow(QMainWindow):
         self.workspace.capture_history(at_open=True)
         self.inbox.refresh()
         self.changes.load_since()
-        self.workspace.after_queued_work(
-            lambda: QTimer.singleShot(BACKGROUND_AFTER_MS, self, self._start_background))
+        self.workspace.after_queued_work(self._start_background_soon)
+
+    def _start_background_soon(self) -> None:
+        if shiboken6.isValid(self):  # (the answer can come after the window is gone)
+            QTimer.singleShot(BACKGROUND_AFTER_MS, self, self._start_background)
 
     def _start_background(self) -> None:
         """Once the start-up reads are done (nothing on screen waits for these): watch the

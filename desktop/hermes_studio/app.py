@@ -42,7 +42,7 @@ from .graph.homes import RecentHomes
 from .icons import app_icon
 from .main_window import APP_NAME, VIEWS, MainWindow
 from .paths import resources_dir
-from .settings import Settings
+from .settings import app_settings, flush_all
 from .start_page import HomeErrorWindow
 from .theme import MODES, apply_theme
 from .worker_gate import show_first_frame
@@ -196,7 +196,7 @@ class UnfamiliarHome(HomeError):
 
 def last_home() -> tuple[HermesHome, bool] | None:
     """The home opened last (from the settings), if it still exists."""
-    for item in RecentHomes(Settings().qsettings).items()[:1]:
+    for item in RecentHomes(app_settings()).items()[:1]:
         home = item.home
         if home.exists():
             return home, item.demo
@@ -363,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         app.setWindowIcon(app_icon())
         app.setDesktopFileName(APP_ID)  # matches packaging's hermes-studio.desktop
     if owned or args.theme:  # app-wide state: only on an application we own, or when asked
-        settings = Settings()
+        settings = app_settings()
         mode = args.theme or settings.theme() or "system"
         apply_theme(app, mode if mode in MODES else "system")
         if args.theme:
@@ -401,6 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if window is not None:
             _dispose(window)
+        flush_all()  # what the window saved as it closed (the process leaves without atexit)
         collector.stop()
         collector.deleteLater()
 

@@ -40,7 +40,7 @@ from .graph.style import DARK_CANVAS, LIGHT_CANVAS
 from .icons import app_icon
 from .inbox import InboxPanel
 from .memory.meter import StatusMeters
-from .settings import Settings
+from .settings import Settings, app_settings
 from .theme import MODES, Mode, apply_theme, current_mode, theme_for
 from .undo import FaceCall, History
 from .workspace import Workspace
@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.home = home
         self.demo = demo
-        self.settings = settings or Settings()
+        self.settings = settings or app_settings()
         self.side_panels_auto = True  # fold the filter panel when narrow, until the person decides
 
         suffix = " (demo copy)" if demo else ""
@@ -112,7 +112,7 @@ class MainWindow(QMainWindow):
         )
         self.home_switcher.setAccessibleName("Home and profile")
         self.tabs.setCornerWidget(self.home_switcher, Qt.Corner.TopRightCorner)
-        RecentHomes(self.settings.qsettings).add(home, demo=demo)
+        RecentHomes(self.settings).add(home, demo=demo)
         self._lazy: dict[str, QWidget] = {}  # the lazy tabs made so far
         self.tabs.addTab(QWidget(), LAZY_TABS["memory"])
         # The Inbox's listing and the changes since the last look are read once the graph is
@@ -175,8 +175,11 @@ class MainWindow(QMainWindow):
         self.workspace.capture_history(at_open=True)
         self.inbox.refresh()
         self.changes.load_since()
-        self.workspace.after_queued_work(
-            lambda: QTimer.singleShot(BACKGROUND_AFTER_MS, self, self._start_background))
+        self.workspace.after_queued_work(self._start_background_soon)
+
+    def _start_background_soon(self) -> None:
+        if shiboken6.isValid(self):  # (the answer can come after the window is gone)
+            QTimer.singleShot(BACKGROUND_AFTER_MS, self, self._start_background)
 
     def _start_background(self) -> None:
         """Once the start-up reads are done (nothing on screen waits for these): watch the

@@ -202,7 +202,7 @@ def _fill_submenu(registry: CommandRegistry, menu: QMenu, ids: list[str]) -> Non
 
 
 def _fill_recent(window: MainWindow, menu: QMenu) -> None:
-    recent = RecentHomes(window.settings.qsettings)
+    recent = RecentHomes(window.settings)
     home = window.home
     items = [i for i in recent.items() if (i.root, i.profile) != (str(home.root), home.profile)]
     for item in items:

@@ -16,12 +16,14 @@ Starting a watch adds one inotify watch per folder (11,000 of them at 10,000 ski
 the app starts it once the graph is drawn and the first reads are done. Whatever changed
 in between is not lost: given ``since_ns``, the walk that adds the watches also looks at
 each file's and folder's modification and change times, and each one changed since then
-arrives as a :class:`ChangedSinceEvent` (as if it had been watched all along). Files
-whose version the caller noted when it opened (``unchanged``, see :func:`file_version`)
-are reported only if their version differs now: ``since_ns`` has a margin for coarse
-time stamps, and without this a file written just before the open would be reported
-as a change made after it. A start can be cancelled (the window closed meanwhile): the
-walk stops at the next folder.
+arrives as a :class:`ChangedSinceEvent` (as if it had been watched all along; a folder's
+as a :class:`FolderChangedSinceEvent`: one of its entries was added, removed or renamed).
+Files whose version the caller noted when it opened (``unchanged``, see
+:func:`file_version`) are reported only if their version differs now: ``since_ns`` has a
+margin for coarse time stamps, and without this a file written just before the open
+would be reported as a change made after it. A noted file that is gone when the watch
+starts arrives as a ``FileDeletedEvent``: a deleted file leaves no time stamp to find.
+A start can be cancelled (the window closed meanwhile): the walk stops at the next folder.
 
 On platforms without inotify the platform observer is used with the same event filter,
 and ``since_ns`` makes one :class:`QueueOverflowEvent` (re-read everything) instead.
@@ -79,6 +81,12 @@ class ChangedSinceEvent(FileSystemEvent):
     is_synthetic = True
 
 
+class FolderChangedSinceEvent(ChangedSinceEvent):
+    """A folder whose entries changed (one added, removed or renamed) before its watch."""
+
+    is_directory = True
+
+
 class WatchCancelled(Exception):
     """The start of a watch was cancelled (see :func:`content_observer`)."""
 
@@ -118,7 +126,8 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
         overflowed: Callable[[], None] = staticmethod(lambda: None)  # set by the emitter
         _last_overflow = 0.0
         _timer: threading.Timer | None = None
-        changed_since: list[bytes] | None = None  # what the first walk found changed
+        changed_since: list[tuple[bytes, bool]] | None = None  # (path, is a folder) the first walk found changed
+        deleted_since: list[bytes] | None = None  # the noted files gone by then
 
         def _add_callback(self, path: bytes) -> None:
             # A folder made while the first walk runs is found by the walk and again by its
@@ -136,12 +145,12 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
             unchanged = getattr(_starting, "unchanged", None) or {}
             # (folders made later: plain walks)
             _starting.cancelled = _starting.since_ns = _starting.unchanged = None
-            changed: list[bytes] = []
+            changed: list[tuple[bytes, bool]] = []
             self._add_callback(path)
             if not (self.is_recursive and os.path.isdir(path)):
                 return
             if since_ns is not None and _changed_since(os.stat(path), since_ns):
-                changed.append(path)
+                changed.append((path, True))
             follow = self.follow_symlink
             stack = [path]
             while stack:
@@ -159,7 +168,7 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
                         if since_ns is not None:
                             info = entry.stat(follow_symlinks=False)
                             if _changed_since(info, since_ns) and unchanged.get(entry.path) != _version(info):
-                                changed.append(entry.path)
+                                changed.append((entry.path, is_folder))
                     except OSError:
                         continue
                     if is_folder:
@@ -167,6 +176,7 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
                         stack.append(entry.path)
             if since_ns is not None:
                 self.changed_since = changed
+                self.deleted_since = [file for file in unchanged if not os.path.lexists(file)]
 
         def on_queue_overflow(self) -> None:  # on the inotify reader thread
             with self._lock:
@@ -220,7 +230,7 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
 
     class CalmEmitter(InotifyEmitter):
         def __init__(self, *args, since_ns: int | None = None, cancelled: threading.Event | None = None,
-                     unchanged: dict[bytes, FileVersion] | None = None, **kwargs) -> None:  # fmt: skip
+                     unchanged: dict[bytes, FileVersion | None] | None = None, **kwargs) -> None:  # fmt: skip
             super().__init__(*args, **kwargs)
             self._since_ns, self._cancelled, self._unchanged = since_ns, cancelled, unchanged
 
@@ -239,9 +249,12 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
                 _starting.since_ns = _starting.cancelled = _starting.unchanged = None
             group.overflowed = lambda: self.queue_event(QueueOverflowEvent(self.watch.path))
             self._inotify = group
-            for path in group.changed_since or ():
-                self.queue_event(ChangedSinceEvent(os.fsdecode(path)))
-            group.changed_since = None
+            for path, is_folder in group.changed_since or ():
+                event = FolderChangedSinceEvent if is_folder else ChangedSinceEvent
+                self.queue_event(event(os.fsdecode(path)))
+            for path in group.deleted_since or ():
+                self.queue_event(FileDeletedEvent(os.fsdecode(path)))
+            group.changed_since = group.deleted_since = None
 
         def get_event_mask_from_filter(self):  # noqa: ANN201 - watchdog's Mask type
             # Attribute changes carry no content (SQLite chmods its WAL on a read-only open).
@@ -249,7 +262,7 @@ def _inotify_observer_class() -> type[BaseObserver] | None:
 
     class CalmInotifyObserver(InotifyObserver):
         def __init__(self, since_ns: int | None = None, cancelled: threading.Event | None = None,
-                     unchanged: dict[bytes, FileVersion] | None = None) -> None:  # fmt: skip
+                     unchanged: dict[bytes, FileVersion | None] | None = None) -> None:  # fmt: skip
             self._inotify_fd = InotifyFD()
             self._inotify_fd.start()
             BaseObserver.__init__(
@@ -305,13 +318,15 @@ def content_observer(
     handler: FileSystemEventHandler,
     *,
     since_ns: int | None = None,
-    unchanged: dict[str, FileVersion] | None = None,
+    unchanged: dict[str, FileVersion | None] | None = None,
     cancelled: threading.Event | None = None,
 ) -> BaseObserver:
     """An observer (not started) reporting content changes anywhere below ``path``.
 
     ``since_ns`` (``time.time_ns()``): on start, also report what changed since then,
-    except the files of ``unchanged`` (path: :func:`file_version`) still in that version.
+    except the files of ``unchanged`` (path: :func:`file_version`, or None for a file that
+    was there in a version not to be trusted) still in that version, and those of its
+    files that are gone.
     ``cancelled``: set while ``start()`` runs, it stops adding watches and raises
     :class:`WatchCancelled` (stop the observer then, to free what it holds)."""
     if _OBSERVER_CLASS is not None:

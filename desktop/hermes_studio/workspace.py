@@ -27,6 +27,7 @@ that makes the home read-only (what is shown stays) until the app reconnects by 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -166,6 +167,18 @@ def classify(home: HermesHome, path: str) -> str | None:
     return None
 
 
+def folder_kinds(home: HermesHome, path: str) -> tuple[str, ...]:
+    """The kinds read from the list of entries of the folder at ``path``: the staged-write
+    queue's (the stores and config are watched by name, their deletion is reported as such)."""
+    try:
+        parts = Path(path).resolve().relative_to(home.path.resolve()).parts
+    except (ValueError, OSError):
+        return ()
+    if len(parts) == 2 and parts[0] == "pending" and parts[1] in ("memory", "skills"):
+        return ("pending",)
+    return ()
+
+
 class _FolderWatcher(FileSystemEventHandler):
     """Runs on watchdog's thread: turns events into change kinds, nothing else.
 
@@ -182,6 +195,11 @@ class _FolderWatcher(FileSystemEventHandler):
             for kind in ALL_KINDS:
                 self.report(kind, "")
             return
+        if event.event_type == "changed" and event.is_directory:
+            # entries of this folder changed before the watch started (a file deleted,
+            # say, which leaves nothing else behind): what is read from it
+            for kind in folder_kinds(self.home, str(event.src_path)):
+                self.report(kind, "")
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
         for path in paths:  # an atomic replace arrives as a move onto the target
             kind = classify(self.home, str(path)) if path else None
@@ -239,12 +257,12 @@ class Workspace(QObject):
         # (reports what changed since now once the watch is in place: see capture_history)
         self._catch_up_from_open = self._watch_wanted and watch_later
         # the versions of the files watched by name, before any read: the catch-up reports
-        # them only if they changed since (a few stats; not the skills, one per skill)
+        # them only if they changed since, or are gone (a few stats; not the skills)
         self._versions_at_open = {
-            str(path): version
+            str(path): file_version(str(path), self.opened_ns)
             for path in (home.config_file, home.memory_file, home.user_file, home.state_db,
                          home.path / "state.db-wal")  # fmt: skip
-            if (version := file_version(str(path), self.opened_ns)) is not None
+            if os.path.lexists(path)
         } if self._catch_up_from_open else {}
         self._closed = False
         self._reconnect = QTimer(self)

@@ -251,7 +251,9 @@ def test_without_home_the_last_home_opens_if_it_still_exists(demo_home, tmp_path
     monkeypatch.setattr(studio_app, "MainWindow", lambda home, **kw: opened.append(home) or real(home, **kw))
     from hermes_studio.graph.homes import RecentHomes
 
-    RecentHomes(Settings().qsettings).add(demo_home)
+    recent = Settings()
+    RecentHomes(recent).add(demo_home)
+    recent.flush()
     assert studio_app.main(["--screenshot", str(tmp_path / "a.png")]) == 0
     assert [home.path for home in opened] == [demo_home.path]
 
@@ -284,12 +286,12 @@ def test_both_themes_keep_readable_contrast(theme):
     assert contrast(theme.accent_text, theme.accent) >= 4.5  # the checkbox mark, Save
 
 
-def test_view_theme_switches_the_app_and_the_graph_canvas(window, qapp):
+def test_view_theme_switches_the_app_and_the_graph_canvas(window, qapp, qtbot):
     window.commands.actions["view.theme.dark"].trigger()
     assert qapp.palette().window().color().name() == DARK.window
     assert window.graph.view.style_ is DARK_CANVAS
     assert DARK.control_border in qapp.styleSheet()  # checkboxes drawn with the readable outline
-    assert Settings().theme() == "dark"
+    qtbot.waitUntil(lambda: Settings().theme() == "dark", timeout=3000)  # on disk within a moment
     window.commands.actions["view.theme.light"].trigger()
     assert qapp.palette().window().color().name() == LIGHT.window
     assert window.graph.view.style_ is LIGHT_CANVAS

@@ -358,3 +358,49 @@ def test_the_window_watches_once_its_start_up_reads_are_done_and_misses_nothing(
                         timeout=20000)  # fmt: skip
     finally:
         window.close()
+
+
+def test_files_deleted_before_a_late_watch_started_are_reported(qtbot, late_watch):
+    home, workspace, changes = late_watch
+    staged = home.path / "pending" / "memory" / "20261201-000000-abcd.json"
+    staged.parent.mkdir(parents=True)
+    staged.write_text("{}", encoding="utf-8")
+    time.sleep(CATCH_UP_MARGIN_NS / 1e9 + 0.2)  # (an old staged write)
+    late = Workspace(home, watch_later=True)  # notes MEMORY.md, USER.md, config.yaml at open
+    seen: list[Change] = []
+    late.sig_changed.connect(seen.append)
+    try:
+        # gone after the open, before the watch: a deletion leaves no time stamp behind
+        home.memory_file.unlink()
+        staged.unlink()
+        skill = home.path / "skills" / "category-2" / "skill-2"
+        for file in skill.iterdir():
+            file.unlink()
+        skill.rmdir()
+        late.start_watching()
+        _until_watching(qtbot, late)
+        qtbot.waitUntil(lambda: {c.kind for c in seen} >= {"memory", "pending", "skills"}, timeout=10000)
+        memory = next(c for c in seen if c.kind == "memory")
+        assert memory.detail["status"].error is None and memory.detail["status"].entries == ()
+        skill_paths = {p for c in seen if c.kind == "skills" for p in c.detail.get("paths", [])}
+        assert str(skill.parent) in skill_paths  # the folder that lost it: re-read there
+    finally:
+        late.close()
+
+
+def test_the_observer_reports_a_noted_file_deleted_before_it_started(tmp_path):
+    home = _aged_home(tmp_path / "home", 3)
+    kept = home.path / "skills" / "category-1" / "skill-1" / "SKILL.md"
+    noted = {str(home.memory_file): None, str(kept): None}
+    home.memory_file.unlink()  # the skill stays
+    recorder = Recorder()
+    observer = content_observer(str(home.path), recorder, since_ns=time.time_ns() - 1, unchanged=noted)
+    observer.start()
+    try:
+        event = recorder.wait_for(lambda e: e.event_type == "deleted")
+        assert event.src_path == str(home.memory_file)
+        time.sleep(0.2)
+        assert not any(e.src_path == str(kept) for e in recorder.snapshot())
+    finally:
+        observer.stop()
+        observer.join(timeout=5)

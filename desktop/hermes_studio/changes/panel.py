@@ -15,11 +15,20 @@ same way. New and changed nodes stay marked in the graph until the person opens 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..settings import Settings
 from ..undo import History
@@ -35,11 +44,10 @@ FIRST_LOOK = 20
 #: At most this many changes are listed in each section (the History tab has them all).
 MAX_SHOWN = 200
 MAX_UNSEEN = 500
+#: After the column's width changed, this many cards are measured again per turn.
+REMEASURED_PER_TURN = 4
 #: Equal timestamps: the next fetch starts this far back and drops the ids already shown.
 OVERLAP_SECONDS = 1.0
-#: A card lays out rich text (several milliseconds each): this many per turn of the event
-#: loop keeps the window responsive while a long listing fills in.
-CARDS_PER_TURN = 3
 
 
 def node_ref(node_id: str) -> str:
@@ -49,9 +57,17 @@ def node_ref(node_id: str) -> str:
 
 
 class _Feed(QWidget):
-    """A titled, scrolling column of change cards."""
+    """A titled, scrolling column of change cards.
 
-    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+    ``items`` are the changes it lists, top first; their cards are made only while the
+    feed is on screen, one per turn of the event loop, and only as far as a screenful
+    below what is scrolled to: scrolling makes the next ones. The column is a list view
+    holding each card at the height it needs for the column's width, measured once: in
+    a plain layout every card added laid out every card's wrapped text again (a listing
+    of 200 had held the window for seconds, and each card added to a long one 150 ms)."""
+
+    def __init__(self, title: str, make_card: Callable[[dict[str, Any]], ChangeCard],
+                 parent: QWidget | None = None) -> None:  # fmt: skip
         super().__init__(parent)
         self.heading = QLabel(title, self)
         self.heading.setObjectName("changesHeading")
@@ -64,31 +80,120 @@ class _Feed(QWidget):
         self.note.setWordWrap(True)
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.inner = QWidget()
-        self.column = QVBoxLayout(self.inner)
-        self.column.setContentsMargins(0, 0, 4, 0)
-        self.column.addStretch(1)
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(self.inner)
+        self.scroll = QListWidget(self)
+        self.scroll.setObjectName("changesFeed")
+        self.scroll.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.scroll.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setSpacing(3)
+        self.scroll.viewport().installEventFilter(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.heading)
         layout.addWidget(self.note)
         layout.addWidget(self.scroll, 1)
-        self.cards: list[ChangeCard] = []
+        self.items: list[dict[str, Any]] = []
+        self.cards: list[ChangeCard] = []  # the cards made so far, top first
+        self._new_on_top = 0  # items put on top whose cards are not made yet
+        self._remeasure: list[ChangeCard] = []  # cards whose height may have changed
+        self._width = 0  # the width the cards were measured for
+        self._make_card = make_card
+        self._step_queued = False
+        self._made: tuple[ChangeCard, bool] | None = None  # (card, on top) to add next turn
+        self.scroll.verticalScrollBar().valueChanged.connect(self._make_soon)
 
-    def add(self, card: ChangeCard, *, top: bool) -> None:
-        self.column.insertWidget(0 if top else self.column.count() - 1, card)
-        card.show()  # at once, not on the layout's next pass
+    def put(self, changes: list[dict[str, Any]], *, top: bool) -> None:
+        """List ``changes`` (in their order) above or below what is listed."""
         if top:
-            self.cards.insert(0, card)
+            self.items[0:0] = changes
+            self._new_on_top += len(changes)
         else:
-            self.cards.append(card)
-        while len(self.cards) > MAX_SHOWN:
-            old = self.cards.pop()
-            old.setParent(None)
-            old.deleteLater()
+            self.items.extend(changes)
+        while len(self.items) > MAX_SHOWN:
+            self.items.pop()
+            if len(self.items) < self._new_on_top + len(self.cards):
+                card = self.cards.pop()
+                self.scroll.takeItem(self.scroll.count() - 1)
+                card.deleteLater()
+        self._new_on_top = min(self._new_on_top, len(self.items))
+        self._make_soon()
+
+    def filled(self) -> bool:
+        """Every card that is wanted on screen now is made and measured."""
+        return not self._new_on_top and not self._remeasure and self._made is None and not self._wants_more()
+
+    def _wants_more(self) -> bool:
+        if len(self.cards) + self._new_on_top >= len(self.items):
+            return False
+        if not self.cards:
+            return True
+        last = self.scroll.visualItemRect(self.scroll.item(self.scroll.count() - 1))
+        return last.bottom() < 2 * max(self.scroll.viewport().height(), 1)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self._make_soon()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Resize and watched is self.scroll.viewport():
+            if self.scroll.viewport().width() != self._width:  # every card's text wraps anew
+                self._width = self.scroll.viewport().width()
+                self._remeasure = list(self.cards)
+                self._make_soon()
+        elif event.type() == QEvent.Type.LayoutRequest and watched in self.cards:
+            if watched not in self._remeasure:  # (an outcome shown on it, say)
+                self._remeasure.append(watched)
+            self._make_soon()
+        return super().eventFilter(watched, event)
+
+    def _make_soon(self) -> None:
+        if not self._step_queued and self.isVisible() and not self.filled():
+            self._step_queued = True
+            QTimer.singleShot(1, self, self._make_one)  # (after the last one is laid out)
+
+    def _make_one(self) -> None:
+        self._step_queued = False
+        if not self.isVisible():
+            return  # (shown again: showEvent goes on)
+        if self._remeasure:
+            for card in self._remeasure[:REMEASURED_PER_TURN]:
+                if shiboken6.isValid(card) and card in self.cards:
+                    self._measure(card, self.scroll.item(self.cards.index(card)))
+            del self._remeasure[:REMEASURED_PER_TURN]
+        elif self._made is not None:  # made last turn: measured and shown this one
+            card, on_top = self._made
+            self._made = None
+            self._add(card, on_top)
+        elif self._new_on_top:
+            self._made = (self._make_card(self.items[self._new_on_top - 1]), True)
+        elif self._wants_more():
+            self._made = (self._make_card(self.items[len(self.cards)]), False)
+        else:
+            return
+        if self._made is not None:
+            self._made[0].setParent(self.scroll.viewport())  # (hidden until added: no window of its own)
+        self._make_soon()
+
+    def _add(self, card: ChangeCard, on_top: bool) -> None:
+        if (self._new_on_top if on_top else len(self.items) - self._new_on_top - len(self.cards)) <= 0:
+            card.deleteLater()  # its change left the feed meanwhile
+            return
+        row = 0 if on_top else len(self.cards)
+        item = QListWidgetItem()
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        self.scroll.insertItem(row, item)
+        self.scroll.setItemWidget(item, card)
+        self.cards.insert(row, card)
+        self._new_on_top -= on_top
+        self._measure(card, item)
+        card.installEventFilter(self)
+
+    def _measure(self, card: ChangeCard, item: QListWidgetItem) -> None:
+        self._width = self.scroll.viewport().width()
+        width = max(self._width - 2 * self.scroll.spacing(), 200)
+        item.setSizeHint(QSize(width, card.heightForWidth(width) if card.hasHeightForWidth()
+                               else card.sizeHint().height()))  # fmt: skip
 
 
 class ChangesPanel(QWidget):
@@ -124,9 +229,9 @@ class ChangesPanel(QWidget):
         self.banner.setTextFormat(Qt.TextFormat.PlainText)
         self.banner.setStyleSheet("color: #d73a49; padding: 4px;")
         self.banner.hide()
-        self.since_feed = _Feed("Since you last looked", self)
+        self.since_feed = _Feed("Since you last looked", self._card, self)
         self.since_feed.note.setText("Reading history…")
-        self.live_feed = _Feed("Live: what the agent changes now", self)
+        self.live_feed = _Feed("Live: what the agent changes now", self._card, self)
         self.live_feed.note.setText("Each change the agent makes while this home is open appears "
                                     "here, with Undo.")  # fmt: skip
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -174,7 +279,8 @@ class ChangesPanel(QWidget):
         self.live_since = max(self.opened_at, newest)
         self._trim_unseen()
         self.sig_marks.emit(set(self.unseen))
-        self._add_in_turns(feed, changes, top=False, then=self._since_shown)
+        feed.put(changes, top=False)
+        self._since_shown()
 
     def _since_shown(self) -> None:
         self.ready = True
@@ -182,24 +288,6 @@ class ChangesPanel(QWidget):
         if self._fetch_again:  # a capture landed while this was listed
             self._fetch_again = False
             self.fetch_live()
-
-    def _add_in_turns(self, feed: _Feed, changes: list[dict[str, Any]], *, top: bool, then) -> None:
-        """Make and add the cards of ``changes`` a few per turn of the event loop, in order,
-        then call ``then``."""
-        waiting = list(changes)
-
-        def step() -> None:
-            if not shiboken6.isValid(self):
-                return
-            for change in waiting[:CARDS_PER_TURN]:
-                feed.add(self._card(change), top=top)
-            del waiting[:CARDS_PER_TURN]
-            if waiting:
-                QTimer.singleShot(1, step)
-            else:
-                then()
-
-        step()
 
     def _since_heading(self, result: dict[str, Any]) -> str:
         if self.last_seen is None:
@@ -253,10 +341,11 @@ class ChangesPanel(QWidget):
             self.error = None
             self.banner.hide()
         fresh = [c for c in reversed(result.get("changes") or []) if str(c.get("id")) not in self.shown_ids]
-        for change in fresh:  # oldest first, so the newest ends on top
+        for change in fresh:  # oldest first
             self.shown_ids.add(str(change.get("id")))
             self.live_since = max(self.live_since, float(change.get("ts") or 0) - OVERLAP_SECONDS)
-        self._add_in_turns(self.live_feed, fresh, top=True, then=lambda: self._live_shown(fresh))
+        self.live_feed.put(fresh[::-1], top=True)  # (the newest on top)
+        self._live_shown(fresh)
 
     def _live_shown(self, fresh: list[dict[str, Any]]) -> None:
         self._fetching = False  # (only now: a next fetch's cards go above these)
@@ -264,7 +353,7 @@ class ChangesPanel(QWidget):
         for change in fresh:
             self.sig_live.emit(change)
         if fresh:
-            self.live_feed.note.setText(f"{len(self.live_feed.cards)} change(s) since this home was opened.")
+            self.live_feed.note.setText(f"{len(self.live_feed.items)} change(s) since this home was opened.")
             self.unseen.update(pulses)
             self._trim_unseen()
             self.sig_marks.emit(set(self.unseen))
@@ -348,5 +437,14 @@ class ChangesPanel(QWidget):
         self.settings.set_home_value(self.label, UNSEEN_KEY, sorted(self.unseen))
 
     def wait_ready(self, timeout_ms: int = 5000) -> bool:
-        """Run the event loop until the first changes are shown (for screenshots)."""
-        return wait_until_ready(lambda: self.ready, self.sig_ready, timeout_ms)
+        """Run the event loop until the first changes are listed and the cards on screen
+        are made (for screenshots)."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        wait_until_ready(lambda: self.ready, self.sig_ready, timeout_ms)
+        loop = QEventLoop()
+        while not self.filled() and time.monotonic() < deadline:
+            loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        return self.ready
+
+    def filled(self) -> bool:
+        return all(feed.filled() or not feed.isVisible() for feed in (self.since_feed, self.live_feed))

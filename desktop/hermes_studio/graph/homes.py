@@ -22,7 +22,7 @@ from hermes_memory.home import HermesHome, HomeError
 from hermes_memory.remote.ssh import is_ssh_url
 
 from ..remote.home import RemoteHome, is_remote
-from ..settings import app_settings
+from ..settings import Settings, app_settings
 
 RECENT_KEY = "homes/recent"
 MAX_RECENT = 8
@@ -66,7 +66,7 @@ class RecentHome:
 class RecentHomes:
     """The most recently opened homes, newest first, kept in QSettings."""
 
-    def __init__(self, settings: QSettings | None = None) -> None:
+    def __init__(self, settings: QSettings | Settings | None = None) -> None:
         self.settings = settings or app_settings()
 
     def items(self) -> list[RecentHome]:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QColorDialog, QMenu, QSplitter, QVBoxLayout, QWidg
 
 from hermes_memory.home import HermesHome
 
-from ..settings import Settings
+from ..settings import app_settings
 from ..undo import FaceCall
 from ..workspace import Change, Workspace
 from . import actions
@@ -95,7 +95,7 @@ class GraphPanel(QWidget):
         if self.mode == CLUSTERS:
             self.clusters_button.setChecked(True)  # (set_mode sees the mode is set already)
         # the home's colours: palette slots given so far, the person's own colours, groups
-        self.colour_book = ColourBook.from_json(Settings().home_value(self.home.label, "colours"))
+        self.colour_book = ColourBook.from_json(app_settings().home_value(self.home.label, "colours"))
         self.view.book = self.colour_book
         # a window deleted without being closed (e.g. never shown) must not leave the
         # worker running, nor let late Workspace callbacks touch deleted widgets
@@ -362,9 +362,7 @@ class GraphPanel(QWidget):
 
     # --- colours ---------------------------------------------------------------------------
     def _save_colours(self) -> None:
-        settings = Settings()
-        settings.set_home_value(self.home.label, "colours", self.colour_book.to_json())
-        settings.sync()
+        app_settings().set_home_value(self.home.label, "colours", self.colour_book.to_json())
 
     def _show_legend(self) -> None:
         if self.data is not None:

@@ -234,7 +234,7 @@ def known_homes(window: MainWindow) -> list[Any]:
     from ..graph.homes import RecentHomes
 
     homes: list[Any] = [window.home]
-    for item in RecentHomes(window.settings.qsettings).items():
+    for item in RecentHomes(window.settings).items():
         if item.demo:
             continue
         try:

@@ -345,8 +345,15 @@ class SessionsPanel(QWidget):
             f"{render.session_name(session)} — {session['id']} · {session.get('source') or ''} · "
             f"{render.when(session.get('started_at'))} · {result['total']} messages, "
             f"{result['writes']} memory or skill write{'s' if result['writes'] != 1 else ''}")  # fmt: skip
+        # laid out on a turn of its own: it came with the list's first paint, which alone
+        # takes a few tens of milliseconds, and the two together held the window too long
+        QTimer.singleShot(0, self, lambda: self._show_transcript(serial))
+
+    def _show_transcript(self, serial: int) -> None:
+        if serial != self._reading or self.transcript is None or not self._alive():
+            return
         self._render_transcript()
-        self.sig_transcript_shown.emit(session["id"])
+        self.sig_transcript_shown.emit(self.transcript["session"]["id"])
         self._mark_ready()
 
     def _render_transcript(self) -> None:

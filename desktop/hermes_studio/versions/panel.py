@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -60,6 +60,35 @@ def _label(name: str) -> QLabel:
     return label
 
 
+class SubjectModel(QAbstractListModel):
+    """The "Versions of" choices over a plain list: ten thousand skills are one reset,
+    not ten thousand items made and measured on the UI thread (that took 200 ms)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.choices: list[tuple[str, tuple]] = []  # (text, subject)
+        self.rows: dict[tuple, int] = {}
+
+    def set_choices(self, choices: list[tuple[str, tuple]]) -> None:
+        self.beginResetModel()
+        self.choices = choices
+        self.rows = {subject: row for row, (_text, subject) in reversed(list(enumerate(choices)))}
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008, N802 (Qt API)
+        return 0 if parent.isValid() else len(self.choices)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.choices):
+            return None
+        text, subject = self.choices[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return text
+        if role == Qt.ItemDataRole.UserRole:
+            return subject
+        return None
+
+
 class VersionsPanel(QWidget):
     """The History tab over one :class:`Workspace`; ``undo`` is the app's undo stack."""
 
@@ -92,6 +121,10 @@ class VersionsPanel(QWidget):
         self.subject_box.setObjectName("historySubject")
         self.subject_box.setAccessibleName("Versions of")
         self.subject_box.setMinimumWidth(260)
+        self.subject_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.subject_box.setMinimumContentsLength(32)  # (not measured over every choice)
+        self.subjects = SubjectModel(self.subject_box)
+        self.subject_box.setModel(self.subjects)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("historyVersions")
         self.tree.setHeaderLabels(list(COLUMNS))
@@ -179,18 +212,13 @@ class VersionsPanel(QWidget):
     def _fill_subjects(self, entry: tuple | None = None) -> None:
         box = self.subject_box
         blocked = box.blockSignals(True)
-        box.clear()
-        if entry is not None:
-            box.addItem(entry[3], entry)
-        for target in TARGETS:
-            box.addItem(f"{FILE_NAMES[target]} (whole store)", ("store", target))
-        for name in self._skills:
-            box.addItem(f"skill: {name}", ("skill", name))
-        index = box.findData(self.subject)
-        if index < 0 and self.subject[0] == "skill":
-            box.addItem(f"skill: {self.subject[1]}", self.subject)
-            index = box.count() - 1
-        box.setCurrentIndex(max(index, 0))
+        choices = [(entry[3], entry)] if entry is not None else []
+        choices += [(f"{FILE_NAMES[target]} (whole store)", ("store", target)) for target in TARGETS]
+        choices += [(f"skill: {name}", ("skill", name)) for name in self._skills]
+        if self.subject[0] == "skill" and self.subject[1] not in self._skills:
+            choices.append((f"skill: {self.subject[1]}", self.subject))
+        self.subjects.set_choices(choices)
+        box.setCurrentIndex(self.subjects.rows.get(self.subject, 0))
         box.blockSignals(blocked)
 
     def _subject_chosen(self, index: int) -> None:

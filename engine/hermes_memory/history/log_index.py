@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable
@@ -182,21 +181,88 @@ def _read_index(path) -> dict[str, Any] | None:
     return index
 
 
-#: Where a whole number of 19 digits or more could start (not inside a word or an id).
-_LONG_NUMBER = re.compile(rb"(?:^|[\[,:\s])-?[0-9]{19}")
+#: Every digit as "0", so runs of 19 digits are found by a plain ``find`` (a regular
+#: expression over the whole index held the interpreter for 50-70 ms at 10,000 versions).
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_RUN = b"0" * 19
+#: What may come before a number (``-`` aside): where a JSON value can start.
+_BEFORE_A_NUMBER = frozenset(b"[,: \t\n\r\x0b\x0c")
+
+
+def _has_long_number(data: bytes) -> bool:
+    """Whether a whole number of 19 digits or more could start in ``data`` (after a
+    bracket, comma, colon or space, or at the start; not inside a word or an id)."""
+    flat = data.translate(_DIGITS_AS_ZERO)
+    at = flat.find(_RUN)
+    while at >= 0:
+        start = at - 1 if at > 0 and data[at - 1] == ord("-") else at
+        if start == 0 or data[start - 1] in _BEFORE_A_NUMBER:
+            return True
+        end = at  # past this run of digits
+        while end < len(flat) and flat[end] == ord("0"):
+            end += 1
+        at = flat.find(_RUN, end)
+    return False
+
+
+#: The rows, as the index is written: its last key.
+_ROWS_KEY = b',"rows":['
+#: Rows are decoded and encoded this many bytes (or rows) at a time: one call over the
+#: rows of 10,000 versions held Python's interpreter for 30-60 ms, every other thread
+#: (the window's) waiting for it.
+PIECE_BYTES = 128 * 1024
+ROWS_PER_PIECE = 1000
 
 
 def _decode(data: bytes) -> Any:
-    # orjson: half the time json takes, in one call that holds the interpreter (at 10,000
-    # versions 30 ms instead of 60). json where the two could differ: what orjson refuses
-    # (a lone surrogate written with "surrogatepass", NaN) and a whole number past 64 bits,
-    # which orjson reads as a float (any 19 digits after a bracket, comma, colon or space).
+    # orjson: half the time json takes. json where the two could differ: what orjson
+    # refuses (a lone surrogate written with "surrogatepass", NaN) and a whole number past
+    # 64 bits, which orjson reads as a float (any 19 digits after a bracket, comma, colon
+    # or space).
     import orjson
 
-    if _LONG_NUMBER.search(data) is None:
+    if not _has_long_number(data):
         with contextlib.suppress(orjson.JSONDecodeError):
-            return orjson.loads(data)
+            pieces = _decode_in_pieces(data)
+            return pieces if pieces is not None else orjson.loads(data)
     return json.loads(data)
+
+
+def _decode_in_pieces(data: bytes) -> dict[str, Any] | None:
+    """An index as :func:`_encode` writes it (``rows`` last, no spaces), its rows decoded
+    a piece of them at a time; None for any other shape. A piece cut inside a string is
+    never valid JSON (its quote is left open), so such a cut raises and the caller decodes
+    the whole instead."""
+    import orjson
+
+    start = data.find(_ROWS_KEY)
+    if start < 0 or not data.endswith(b"]}"):
+        return None
+    index = orjson.loads(data[:start] + b"}")
+    if type(index) is not dict:
+        return None
+    body = data[start + len(_ROWS_KEY) : -2]  # the rows' items, without the list's brackets
+    rows: list[Any] = []
+    begin = 0
+    while begin < len(body):
+        cut = body.find(b"],[", begin + PIECE_BYTES)
+        end = len(body) if cut < 0 else cut + 1
+        rows += orjson.loads(b"[" + body[begin:end] + b"]")
+        begin = end + 1
+    index["rows"] = rows
+    return index
+
+
+def _encode(index: dict[str, Any]) -> bytes:
+    """The index as JSON with ``rows`` last, its rows encoded a piece at a time."""
+    def dumps(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    rest = {key: value for key, value in index.items() if key != "rows"}
+    rows = index.get("rows") or []
+    items = ",".join(dumps(rows[at : at + ROWS_PER_PIECE])[1:-1] for at in range(0, len(rows), ROWS_PER_PIECE))
+    head = dumps(rest)[:-1] + ("," if rest else "")
+    return (head + '"rows":[' + items + "]}").encode("utf-8", "surrogatepass")
 
 
 def _write_index(store: HistoryStore, index: dict[str, Any]) -> None:
@@ -205,7 +271,7 @@ def _write_index(store: HistoryStore, index: dict[str, Any]) -> None:
     temp = store.dir / f".{INDEX}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         _check_plain(path)
-        data = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        data = _encode(index)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             os.write(fd, data)

@@ -106,10 +106,12 @@ def diff(home: HermesHome, event_id: str, other: str | None = None) -> dict[str,
     if other == NOW:
         return _now_diff(home, timeline, event)
     if other is None:
+        timeline.prefetch([event])  # its texts and its parent's, not every text recorded
         return {"ok": True, **timeline.diff(timeline.parent(event), event)}
     second = timeline.get(other)
     if second is None:
         return _unknown(other)
+    timeline.prefetch([event, second])
     if (second["kind"], second.get("skill")) != (event["kind"], event.get("skill")):
         return {"ok": False, "error": f"{event_id} and {other} are versions of different things; "
                                       "compare versions of one store or one skill."}  # fmt: skip

@@ -435,18 +435,16 @@ class HistoryStore:
     def _read_log(self, path: Path) -> EventLog:
         return parse_log(self._read_bytes(path), path.name)
 
-    def _backwards(self, match: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """The recorded events whose fields equal ``match``, newest first, read from the
-        end of the log (the write path uses this, so it never parses the whole log)."""
-        _check_plain(self.events_path)
+    @staticmethod
+    def _lines_backwards(path: Path) -> Iterator[bytes]:
+        """The lines of ``path`` from the last to the first, read in chunks from its end."""
+        _check_plain(path)
         try:
-            handle = open(self.events_path, "rb")
+            handle = open(path, "rb")
         except FileNotFoundError:
             return
         except OSError as exc:
-            raise HistoryError(f"Could not read {self.events_path}: {exc.strerror or exc}") from None
-        needles = [json.dumps({k: v}, ensure_ascii=False, separators=(",", ":"))[1:-1].encode()
-                   for k, v in match.items()]  # fmt: skip
+            raise HistoryError(f"Could not read {path}: {exc.strerror or exc}") from None
         with handle:
             end = handle.seek(0, os.SEEK_END)
             carry = b""
@@ -456,16 +454,23 @@ class HistoryStore:
                 chunk = handle.read(end - start) + carry
                 lines = chunk.split(b"\n")
                 carry = lines.pop(0) if start > 0 else b""
-                for line in reversed(lines):
-                    if not all(needle in line for needle in needles):
-                        continue
-                    try:
-                        event = json.loads(line)
-                    except ValueError:
-                        continue
-                    if _valid_event(event) is None and all(event.get(k) == v for k, v in match.items()):
-                        yield event
+                yield from reversed(lines)
                 end = start
+
+    def _backwards(self, match: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The recorded events whose fields equal ``match``, newest first, read from the
+        end of the log (the write path uses this, so it never parses the whole log)."""
+        needles = [json.dumps({k: v}, ensure_ascii=False, separators=(",", ":"))[1:-1].encode()
+                   for k, v in match.items()]  # fmt: skip
+        for line in self._lines_backwards(self.events_path):
+            if not all(needle in line for needle in needles):
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if _valid_event(event) is None and all(event.get(k) == v for k, v in match.items()):
+                yield event
 
     def last_event(self, match: dict[str, Any]) -> dict[str, Any] | None:
         """The newest recorded event whose fields equal ``match``."""
@@ -511,12 +516,26 @@ class HistoryStore:
         """``hash -> text`` (only ``wanted`` ones when given); a damaged line is skipped.
 
         Read line by line: the file holds every text ever recorded (tens of MB at 10,000
-        skills), and a whole read decoded and split it into three copies at once."""
+        skills), and a whole read decoded and split it into three copies at once. The
+        ``wanted`` ones are looked for from the end, where the texts of recent versions
+        are, and the read stops once all are found (a feed of the latest changes read a
+        megabyte of a 50 MB file instead of all of it)."""
         blobs: dict[str, str] = {}
-        wanted_bytes = None if wanted is None else {digest.encode("ascii", "replace") for digest in wanted}
-        for raw in self._lines(self.blobs_path):
-            if wanted_bytes is not None and raw[7:27] not in wanted_bytes:  # {"h": "<20 hex>", ...
-                continue
+        if wanted is None:
+            lines = self._lines(self.blobs_path)
+            missing: set[bytes] | None = None
+        else:
+            _check_plain(self.blobs_path)
+            with contextlib.suppress(FileNotFoundError):
+                _check_size(self.blobs_path)
+            lines = self._lines_backwards(self.blobs_path)
+            missing = {digest.encode("ascii", "replace") for digest in wanted}
+        for raw in lines:
+            if missing is not None:
+                if not missing:
+                    break
+                if raw[7:27] not in missing:  # {"h": "<20 hex>", ...
+                    continue
             line = raw.decode("utf-8", "replace")
             if not line.strip():
                 continue
@@ -527,6 +546,8 @@ class HistoryStore:
             if isinstance(item, dict) and isinstance(item.get("h"), str) and isinstance(item.get("t"), str):
                 if content_hash(item["t"]) == item["h"]:  # a tampered blob is not trusted
                     blobs[item["h"]] = item["t"]
+                    if missing is not None:
+                        missing.discard(raw[7:27])
         return blobs
 
     # --- forgetting -----------------------------------------------------------------

@@ -30,7 +30,7 @@ def open_window(qtbot, home, view: str = "changes") -> MainWindow:
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    qtbot.waitUntil(lambda: window.changes.ready and window.graph.ready, timeout=15000)
+    qtbot.waitUntil(lambda: window.changes.ready and window.graph.ready and window.changes.filled(), timeout=15000)
     return window
 
 
@@ -51,6 +51,7 @@ def test_since_you_last_looked_lists_what_changed_while_closed(qtbot, home):
     seed(home)
     first = open_window(qtbot, home)
     first.close()  # remembers this moment as the last look at this home
+    qtbot.waitUntil(lambda: Settings().home_value(home.label, LAST_SEEN_KEY) is not None, timeout=3000)
     last_seen = Settings().home_value(home.label, LAST_SEEN_KEY)
     assert isinstance(last_seen, float) and last_seen <= time.time()
 
@@ -121,7 +122,7 @@ def test_one_agent_write_is_captured_once_for_every_view(qtbot, home):
 
     window.workspace.backend.call = counted
     run_agent(home, "s1", [add("Captured once.")])
-    qtbot.waitUntil(lambda: len(window.changes.live_feed.cards) == 1, timeout=10000)
+    qtbot.waitUntil(lambda: len(window.changes.live_feed.items) == 1, timeout=10000)  # (a hidden tab makes no cards)
     qtbot.waitUntil(lambda: len(versions.items) == 2, timeout=10000)
     qtbot.wait(300)  # let any further capture land
     assert calls.count("capture") == 1
@@ -135,9 +136,9 @@ def test_what_the_capture_at_open_records_stays_out_of_the_live_feed(qtbot, home
         write_skill(home, f"skill-{n:02d}")
     window = open_window(qtbot, home)
     changes = window.changes
-    assert len(changes.since_feed.cards) == 20 and "The latest 20 of" in changes.since_feed.note.text()
+    assert len(changes.since_feed.items) == 20 and "The latest 20 of" in changes.since_feed.note.text()
     qtbot.wait(500)  # the open capture's own history change has been handled
-    assert changes.live_feed.cards == []
+    assert changes.live_feed.items == []
     run_agent(home, "s-live", [add("Only this is live.")])
     qtbot.waitUntil(lambda: titles(changes.live_feed) == ["MEMORY.md: 1 entry added"], timeout=10000)
     window.close()

@@ -94,7 +94,7 @@ def test_the_last_home_is_opened_again_without_home_under_xvfb(tmp_path):
     again = run_studio("--screenshot", str(tmp_path / "2.png"), env_extra=nowhere)
     assert again.returncode == 0, again.stderr
     assert "opening the demo home" not in again.stderr  # the remembered home, not the fallback
-    recent = RecentHomes(Settings().qsettings).items()
+    recent = RecentHomes(Settings()).items()
     assert recent and recent[0].root == str(home)
     share, _ = canvas_share(QImage(str(tmp_path / "2.png")), DARK_CANVAS.background)
     light_share, _ = canvas_share(QImage(str(tmp_path / "2.png")), LIGHT_CANVAS.background)

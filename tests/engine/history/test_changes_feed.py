@@ -140,3 +140,59 @@ def test_a_short_listing_reads_only_the_texts_it_shows(home, monkeypatch):
     assert wanted_sets and all(w is not None and len(w) <= 6 for w in wanted_sets)
     assert short["changes"] == full["changes"][:3]
     assert short["changes"][1]["diff"]["unified_diff"]  # the skill's text was there to diff
+
+
+def test_wanted_texts_are_read_from_the_end_of_the_blobs_file_and_the_read_stops_there(home, monkeypatch):
+    """Recent versions' texts are at the end of the blobs file: looking for them reads back
+    from there and stops once all are found, never the older texts before them."""
+    import json
+
+    from hermes_memory.history.storage import HistoryStore, content_hash
+
+    store = HistoryStore(home)
+    store.blobs_path.parent.mkdir(parents=True, exist_ok=True)
+    texts = [f"Text number {n}: " + "words " * 40 for n in range(400)]
+    lines = [json.dumps({"h": content_hash(t), "t": t}, ensure_ascii=False) + "\n" for t in texts]
+    tampered = json.dumps({"h": content_hash(texts[390]), "t": "not the text it names"}) + "\n"
+    store.blobs_path.write_text("".join(lines) + tampered, encoding="utf-8")
+    wanted = {content_hash(texts[395]), content_hash(texts[390]), "0123456789abcdef0123"[:20]}
+
+    visited: list[bytes] = []
+    backwards = HistoryStore._lines_backwards
+
+    def counted(path):
+        for line in backwards(path):
+            visited.append(line)
+            yield line
+
+    monkeypatch.setattr(HistoryStore, "_lines_backwards", staticmethod(counted))
+    found = store.read_blobs({content_hash(texts[395]), content_hash(texts[390])})
+    assert found == {content_hash(texts[395]): texts[395], content_hash(texts[390]): texts[390]}  # not the tampered line
+    assert 0 < len(visited) < 20  # read from the end, and stopped by the newest lines holding them
+    visited.clear()
+    assert store.read_blobs(wanted) == found  # a text history never had: the rest is still found
+    assert store.read_blobs() == {content_hash(t): t for t in texts}  # a whole read, forwards
+
+
+def test_the_diff_of_one_version_reads_only_its_texts_and_its_parents(home, monkeypatch):
+    from hermes_memory.history.storage import HistoryStore
+
+    for number in range(20):
+        write_skill(home, f"skill-{number:02d}", body=f"Step {number}.\n")
+    _agent_writes(home, ["A fact.", "Another fact."])
+    api.history_capture(home)
+    _agent_writes(home, ["A fact.", "Another fact, changed."])
+    api.history_capture(home)
+    newest = api.history_log(home, kind="memory")["events"][0]["id"]
+    whole = api.history_diff(home, newest)
+    read = HistoryStore.read_blobs
+    wanted_sets: list[set | None] = []
+
+    def recorded(store, wanted=None):
+        wanted_sets.append(None if wanted is None else set(wanted))
+        return read(store, wanted)
+
+    monkeypatch.setattr(HistoryStore, "read_blobs", recorded)
+    assert api.history_diff(home, newest) == whole
+    assert whole["changed"] == [{"before": "Another fact.", "after": "Another fact, changed."}]
+    assert wanted_sets and all(w is not None and len(w) <= 4 for w in wanted_sets)

@@ -9,7 +9,9 @@ burst of file events costs at most two builds.
 Positions are kept per home in the user's cache folder (:class:`PositionCache`), so the
 next launch of the same home places only the nodes that are new, and once the first
 graph is drawn the worker lays out the other mode in the background, so the first
-switch between Timeline and Clusters finds its positions ready.
+switch between Timeline and Clusters finds its positions ready. The cache is written
+when nothing waits for the worker (after that layout in advance) and when it closes,
+never between a layout and the snapshot waiting for it.
 
 The engine dates memory cards from session history. A "sessions" change alone rebuilds
 only when that history changed identity (:func:`history_key`): merely opening ``state.db``
@@ -20,6 +22,7 @@ that must not start a rebuild loop.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -155,6 +158,10 @@ class GraphJobs:
         self.layouts = LayoutEngine()
         self.positions = positions or PositionCache(home)
         self._positions_loaded = False
+        self._positions_unsaved = False
+        #: per mode, the graph last laid out in it and its result (the same graph asked for
+        #: again, as after a layout made in advance, needs no second pass over its nodes)
+        self._laid: dict[str, tuple[GraphData, LayoutResult]] = {}
         self._history_key: tuple | None = None
         self._last: GraphData | None = None
         self._last_include_all: bool | None = None
@@ -165,20 +172,45 @@ class GraphJobs:
         if not self._positions_loaded:
             self._positions_loaded = True
             self.positions.load(self.layouts)
+        laid = self._laid.get(mode)
+        if laid is not None and laid[0] is data:
+            # laid out already (in advance, or before the last switch): nothing moves
+            return dataclasses.replace(laid[1], moved=0, full=False)
         layout = self.layouts.layout(data.layout_graph(), mode, should_stop)
+        self._laid[mode] = (data, layout)
         if layout.moved or layout.full:
-            self.positions.save(self.layouts)
+            self._positions_unsaved = True  # saved once nothing waits (see save_positions)
         return layout
 
-    def prepare(self, mode: str, should_stop: Callable[[], bool] | None = None) -> None:
+    def save_positions(self) -> None:
+        """Write the positions to the cache, if a layout changed them since the last save."""
+        if self._positions_unsaved:
+            self._positions_unsaved = False
+            self.positions.save(self.layouts)
+
+    def prepare(
+        self,
+        mode: str,
+        should_stop: Callable[[], bool] | None = None,
+        should_yield: Callable[[], bool] | None = None,
+    ) -> None:
         """Lay out the last graph in ``mode`` too, unless its positions are known already,
-        then make the table's sort keys; ``should_stop`` cancels it (nothing is kept)."""
+        then save the positions and make the table's sort keys. ``should_stop`` cancels it
+        (nothing is kept); ``should_yield`` (a request waits) leaves the saving and the sort
+        keys for the next time."""
         data = self._last
         if data is not None and not self.layouts.has(mode):
             with contextlib.suppress(LayoutCancelled):
                 self._layout(data, mode, should_stop)
+
+        def stop() -> bool:
+            return (should_stop is not None and should_stop()) or (should_yield is not None and should_yield())
+
+        if stop():
+            return
+        self.save_positions()
         for column in range(len(COLUMNS)):
-            if data is None or (should_stop is not None and should_stop()):
+            if data is None or stop():
                 return
             sort_key(data, column)
 
@@ -254,6 +286,7 @@ class GraphWorker(QObject):
         self._serial = 0
         self._closed = False
         self._stopping = threading.Event()  # cancels a layout made in advance
+        self._queued = threading.Event()  # a job waits: work done in advance leaves the rest for later
         self._advance: tuple[str, threading.Event, Future] | None = None  # the one in flight
         self.last_request = GraphRequest()
         self._sig_result.connect(self._finished)
@@ -302,8 +335,13 @@ class GraphWorker(QObject):
         self._running = request
         self._pending = None
         self.sig_busy.emit(True)
-        future = self._executor.submit(self.jobs.run, request)
+        self._queued.set()
+        future = self._executor.submit(self._run, request)
         future.add_done_callback(self._done_callback(request))
+
+    def _run(self, request: GraphRequest) -> GraphSnapshot | None:
+        self._queued.clear()
+        return self.jobs.run(request)
 
     def _done_callback(self, request: GraphRequest) -> Callable[[Future], None]:
         def done(future: Future) -> None:
@@ -385,9 +423,15 @@ class GraphWorker(QObject):
 
     def _prepare_quietly(self, mode: str, cancel: threading.Event) -> None:
         try:
-            self.jobs.prepare(mode, lambda: cancel.is_set() or self._stopping.is_set())
+            self.jobs.prepare(mode, lambda: cancel.is_set() or self._stopping.is_set(), self._queued.is_set)
         except Exception:  # only a head start: the real request reports any failure
             log.exception("laying out %s in advance failed", mode)
+
+    def _save_quietly(self) -> None:
+        try:
+            self.jobs.save_positions()
+        except Exception:  # only a cache
+            log.exception("saving the layout cache failed")
 
     def _cancel_advance_unless(self, request: GraphRequest) -> None:
         if self._advance is None:
@@ -405,6 +449,7 @@ class GraphWorker(QObject):
         self._closed = True
         self._pending = None
         self._stopping.set()
+        self._executor.submit(self._save_quietly)  # after the job in flight, if any
         self._executor.shutdown(wait=True)
         self._overviews.shutdown(wait=True)
 

@@ -14,8 +14,8 @@ of the UI thread's event loop meanwhile (a 10 ms heartbeat timer) and whether a 
 taking over 200 ms showed progress at the 200 ms mark. Floor, same run: a bare
 pyqtgraph scatter of the same number of points set and painted.
 
-Targets: every switch ≤ 0.5 s at 3,000 skills and ≤ 1.5 s at 10,000; progress shown
-whenever a switch takes over 200 ms; UI stall ≤ 50 ms.
+Targets, in every round: every switch ≤ 0.5 s at 3,000 skills and ≤ 1.5 s at 10,000;
+progress shown whenever a switch takes over 200 ms; UI stall ≤ 50 ms.
 
 Run: ``.venv/bin/python bench/graph_modes.py [--sizes 3000,10000] [--rounds 3]``.
 """
@@ -190,7 +190,7 @@ def run(size: int, rounds: int, heart: Heartbeat) -> bool:
         busy = [r[3] for r in results]
         progress_ok = all(r[2] or r[0] <= PROGRESS_AFTER_MS / 1000 for r in results)
         good = max(times) <= target
-        stall_ok = min(stalls) <= STALL_LIMIT_MS
+        stall_ok = max(stalls) <= STALL_LIMIT_MS  # in every round
         ok &= good and progress_ok and stall_ok
         print(f"  {label:<42} best {min(times) * 1000:5.0f} ms, worst {max(times) * 1000:5.0f} ms "
               f"= {max(times) / floor:5.1f}× the floor; target ≤ {target:.1f} s: {'PASS' if good else 'FAIL'}")

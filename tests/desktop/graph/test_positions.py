@@ -252,3 +252,23 @@ def test_closing_writes_the_positions_a_panel_laid_out(demo_home, qtbot):
     _close(panel)
     saved = LayoutEngine()
     assert cache.load(saved) and saved.has(TIMELINE)
+
+
+def test_the_cache_text_made_in_pieces_is_the_json_of_the_state():
+    import json
+
+    from hermes_studio.graph.layout import LayoutGraph
+    from hermes_studio.graph.workers import JSON_PIECE, json_in_pieces
+
+    n = 2 * JSON_PIECE + 7  # (lists of several pieces, the last one short)
+    graph = LayoutGraph(
+        [f"n{i}\u00e9\"" for i in range(n)], [f"c{i % 5}" for i in range(n)],
+        np.linspace(1.7e9, 1.72e9, n), np.full(n, 6.0), np.array([[0, 1], [2, 3]]),
+    )
+    engine = LayoutEngine()
+    for mode in (TIMELINE, CLUSTERS):
+        engine.layout(graph, mode)
+    state = engine.export_state()
+    assert json_in_pieces(state) == json.dumps(state, separators=(",", ":"))
+    assert json_in_pieces([]) == "[]" and json_in_pieces({"a": [1] * (JSON_PIECE + 1)}) == json.dumps(
+        {"a": [1] * (JSON_PIECE + 1)}, separators=(",", ":"))

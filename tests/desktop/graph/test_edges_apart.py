@@ -165,3 +165,16 @@ def test_health_badges_move_with_their_nodes_on_a_switch(laid_out, view, qtbot, 
     assert len(badges) == 3
     for glyph in badges:
         assert (float(glyph["x"]), float(glyph["y"])) == tuple(clusters.layout.positions[int(glyph["data"])])
+
+
+def test_the_panel_shows_updating_until_the_edges_that_follow_are_drawn(apart, panel, qtbot):
+    seen: list[tuple[bool, str]] = []
+    view = panel.view
+    view.sig_drawn.connect(lambda: seen.append((view.edge_item.isVisible(), panel.busy_label.text())))
+    panel.ready = False
+    panel.set_mode(CLUSTERS)
+    qtbot.waitUntil(lambda: panel.snapshot.request.mode == CLUSTERS and view.drawing, timeout=20000)
+    assert not view.edge_item.isVisible() and panel.busy_label.text() == "updating…" and not panel.ready
+    qtbot.waitUntil(lambda: panel.ready, timeout=20000)
+    assert seen and seen[-1] == (True, "updating…")  # drawn: edges shown, the legend still to follow
+    assert panel.busy_label.text() == "" and _edges_join_the_drawn_nodes(view)

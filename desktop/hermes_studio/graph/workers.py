@@ -10,8 +10,10 @@ Positions are kept per home in the user's cache folder (:class:`PositionCache`),
 next launch of the same home places only the nodes that are new, and once the first
 graph is drawn the worker lays out the other mode in the background, so the first
 switch between Timeline and Clusters finds its positions ready. The cache is written
-when nothing waits for the worker (after that layout in advance) and when it closes,
-never between a layout and the snapshot waiting for it.
+and the table's sort keys made after that layout in advance (or, when there was nothing
+to lay out, once the window has been still for a moment: :data:`TIDY_AFTER_MS`) and when
+the worker closes, never between a layout and the snapshot waiting for it; a request
+that comes meanwhile goes first.
 
 The engine dates memory cards from session history. A "sessions" change alone rebuilds
 only when that history changed identity (:func:`history_key`): merely opening ``state.db``
@@ -38,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
@@ -55,6 +57,11 @@ from .table import COLUMNS, sort_key
 
 log = logging.getLogger(__name__)
 
+
+#: After a switch to a mode laid out already, the worker makes the table's sort keys and
+#: saves the positions once the window has been still this long (so that a quick run of
+#: switches never shares the GIL with them).
+TIDY_AFTER_MS = 600
 
 #: Reasons a build may trust the folder watcher's list of changed paths for.
 HINTED_REASONS = frozenset({"skills", "memory", "user", "sessions", "layout"})
@@ -210,31 +217,26 @@ class GraphJobs:
             self._positions_unsaved = False
             self.positions.save(self.layouts)
 
-    def prepare(
-        self,
-        mode: str,
-        should_stop: Callable[[], bool] | None = None,
-        should_yield: Callable[[], bool] | None = None,
-    ) -> None:
-        """Lay out the last graph in ``mode`` too, unless its positions are known already,
-        then save the positions and make the table's sort keys. ``should_stop`` cancels it
-        (nothing is kept); ``should_yield`` (a request waits) leaves the saving and the sort
-        keys for the next time."""
+    def prepare(self, mode: str, should_stop: Callable[[], bool] | None = None) -> None:
+        """Lay out the last graph in ``mode`` too, unless its positions are known already;
+        ``should_stop`` cancels it (nothing is kept)."""
         data = self._last
         if data is not None and not self.layouts.has(mode):
             with contextlib.suppress(LayoutCancelled):
                 self._layout(data, mode, should_stop)
 
-        def stop() -> bool:
-            return (should_stop is not None and should_stop()) or (should_yield is not None and should_yield())
-
-        if stop():
-            return
-        self.save_positions()
+    def tidy(self, should_yield: Callable[[], bool] | None = None) -> None:
+        """What can wait for a pause: make the table's sort keys, save the positions;
+        ``should_yield`` (a request waits) leaves the rest for the next pause. (The keys
+        first: a request waits at most for one of them, but for the whole saving.)"""
+        data = self._last
         for column in range(len(COLUMNS)):
-            if data is None or stop():
+            if should_yield is not None and should_yield():
                 return
-            sort_key(data, column)
+            if data is not None:
+                sort_key(data, column)
+        if should_yield is None or not should_yield():
+            self.save_positions()
 
     # --- session history ---------------------------------------------------------------
     def history_changed(self) -> bool:
@@ -308,7 +310,13 @@ class GraphWorker(QObject):
         self._serial = 0
         self._closed = False
         self._stopping = threading.Event()  # cancels a layout made in advance
-        self._queued = threading.Event()  # a job waits: work done in advance leaves the rest for later
+        self._queued = threading.Event()  # a job waits: tidying up leaves the rest for later
+        # the saving and sort keys wait for a pause of the person's (each holds the GIL
+        # the window needs, in pieces of up to 10 ms at 10,000 nodes)
+        self._tidy_timer = QTimer(self)
+        self._tidy_timer.setSingleShot(True)
+        self._tidy_timer.setInterval(TIDY_AFTER_MS)
+        self._tidy_timer.timeout.connect(self._tidy_when_idle)
         self._advance: tuple[str, threading.Event, Future] | None = None  # the one in flight
         self.last_request = GraphRequest()
         self._sig_result.connect(self._finished)
@@ -437,17 +445,35 @@ class GraphWorker(QObject):
         """Lay out the current graph in ``mode`` too, quietly, when nothing else waits (the
         panel asks once its graph is drawn, so this never competes with that). A request
         arriving meanwhile is served first: the head start is cancelled, unless the request
-        is the switch to ``mode`` itself, which then finds its positions ready."""
-        if not self._closed and self._running is None and self._pending is None:
-            cancel = threading.Event()
-            future = self._executor.submit(self._prepare_quietly, mode, cancel)
-            self._advance = (mode, cancel, future)
+        is the switch to ``mode`` itself, which then finds its positions ready. Then the
+        saving and the sort keys: right after a head start, else after a pause."""
+        if self._closed or self._running is not None or self._pending is not None:
+            return
+        if self.jobs.layouts.has(mode):  # (a switch back and forth: nothing to lay out)
+            self._tidy_timer.start()
+            return
+        cancel = threading.Event()
+        future = self._executor.submit(self._prepare_quietly, mode, cancel)
+        self._advance = (mode, cancel, future)
 
     def _prepare_quietly(self, mode: str, cancel: threading.Event) -> None:
         try:
-            self.jobs.prepare(mode, lambda: cancel.is_set() or self._stopping.is_set(), self._queued.is_set)
+            self.jobs.prepare(mode, lambda: cancel.is_set() or self._stopping.is_set())
         except Exception:  # only a head start: the real request reports any failure
             log.exception("laying out %s in advance failed", mode)
+        self._tidy_quietly()
+
+    def _tidy_when_idle(self) -> None:
+        """The pause has come: save and make the sort keys, unless a job runs or waits
+        (the next drawn snapshot asks again)."""
+        if not self._closed and self._running is None and self._pending is None:
+            self._executor.submit(self._tidy_quietly)
+
+    def _tidy_quietly(self) -> None:
+        try:
+            self.jobs.tidy(lambda: self._queued.is_set() or self._stopping.is_set())
+        except Exception:  # a cache and sort keys: the table makes any missing one itself
+            log.exception("tidying up after a layout failed")
 
     def _save_quietly(self) -> None:
         try:

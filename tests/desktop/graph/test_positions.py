@@ -203,7 +203,7 @@ def test_a_switch_during_the_layout_made_in_advance_is_served_by_it(demo_home, q
         _close(panel)
 
 
-def test_the_cache_is_written_when_nothing_waits_not_between_a_layout_and_its_snapshot(demo_home, tmp_path):
+def test_the_cache_is_written_in_a_pause_not_between_a_layout_and_its_snapshot(demo_home, tmp_path):
     from hermes_studio.graph.workers import GraphJobs, GraphRequest
 
     cache = PositionCache(demo_home, tmp_path / "layouts")
@@ -211,11 +211,13 @@ def test_the_cache_is_written_when_nothing_waits_not_between_a_layout_and_its_sn
     snapshot = jobs.run(GraphRequest(mode=TIMELINE))
     assert snapshot.layout.full and not cache.path.exists()  # the snapshot did not wait for the disk
 
-    jobs.prepare(CLUSTERS, should_yield=lambda: True)  # a request waits: only the layout
+    jobs.prepare(CLUSTERS)  # the other mode in advance: only the layout
     assert jobs.layouts.has(CLUSTERS) and not cache.path.exists()
+    jobs.tidy(should_yield=lambda: True)  # a request waits: nothing now
+    assert not cache.path.exists()
     assert "sort key 1" not in snapshot.data.derived  # (the table's sort keys left for later too)
 
-    jobs.prepare(CLUSTERS)  # idle: the positions go to disk, both modes
+    jobs.tidy()  # a pause: the positions go to disk, both modes
     saved = LayoutEngine()
     assert cache.load(saved) and saved.has(TIMELINE) and saved.has(CLUSTERS)
     assert "sort key 1" in snapshot.data.derived
@@ -272,3 +274,22 @@ def test_the_cache_text_made_in_pieces_is_the_json_of_the_state():
     assert json_in_pieces(state) == json.dumps(state, separators=(",", ":"))
     assert json_in_pieces([]) == "[]" and json_in_pieces({"a": [1] * (JSON_PIECE + 1)}) == json.dumps(
         {"a": [1] * (JSON_PIECE + 1)}, separators=(",", ":"))
+
+
+def test_after_a_switch_saving_and_sort_keys_wait_for_a_pause(make_panel, demo_home, qtbot, monkeypatch):
+    from hermes_studio.graph import workers
+    from hermes_studio.graph.table import COLUMNS
+
+    monkeypatch.setattr(workers, "TIDY_AFTER_MS", 1000)
+    panel = make_panel(demo_home, watch=False)
+    cache = PositionCache(demo_home)
+    qtbot.waitUntil(cache.path.exists, timeout=20000)  # right after the head start
+    assert all(f"sort key {c}" in panel.data.derived for c in range(len(COLUMNS)))
+    tidied: list[bool] = []
+    tidy = panel.worker.jobs.tidy
+    monkeypatch.setattr(panel.worker.jobs, "tidy", lambda should_yield=None: (tidied.append(True), tidy(should_yield)))
+    panel.ready = False
+    panel.set_mode(CLUSTERS)
+    qtbot.waitUntil(lambda: panel.ready and panel.snapshot.request.mode == CLUSTERS, timeout=20000)
+    assert tidied == []  # not while the person is switching
+    qtbot.waitUntil(lambda: bool(tidied), timeout=5000)

@@ -12,10 +12,12 @@ For homes of 3,000 and 10,000 learned skills, a ``GraphPanel`` over a watching
 Each figure is the time from the click to the new layout drawn, with the longest stall
 of the UI thread's event loop meanwhile (a 10 ms heartbeat timer) and whether a switch
 taking over 200 ms showed progress at the 200 ms mark. Floor, same run: a bare
-pyqtgraph scatter of the same number of points set and painted.
+pyqtgraph scatter of the same number of points set and painted. For reference, the
+worker's share of a first switch: the same graph laid out in Clusters from scratch,
+alone (the worker stopped).
 
-Targets: every switch ≤ 0.5 s at 3,000 skills and ≤ 1.5 s at 10,000; progress shown
-whenever a switch takes over 200 ms; UI stall ≤ 50 ms.
+Targets, in every round: every switch ≤ 0.5 s at 3,000 skills and ≤ 1.5 s at 10,000;
+progress shown whenever a switch takes over 200 ms; UI stall ≤ 50 ms.
 
 Run: ``.venv/bin/python bench/graph_modes.py [--sizes 3000,10000] [--rounds 3]``.
 """
@@ -50,7 +52,7 @@ from graph_build import generate  # noqa: E402
 from hermes_studio.app import UI_SWITCH_INTERVAL_S  # noqa: E402
 from hermes_studio.gc_policy import UiThreadCollector  # noqa: E402
 from hermes_studio.graph import GraphPanel  # noqa: E402
-from hermes_studio.graph.layout import CLUSTERS, TIMELINE  # noqa: E402
+from hermes_studio.graph.layout import CLUSTERS, TIMELINE, LayoutEngine  # noqa: E402
 from hermes_studio.graph.workers import PositionCache  # noqa: E402
 from hermes_studio.workspace import Workspace  # noqa: E402
 
@@ -168,14 +170,18 @@ def run(size: int, rounds: int, heart: Heartbeat) -> bool:
     home = generate(size)
     target = TARGETS[size]
     rows: dict[str, list[tuple[float, float, bool, float]]] = {}
-    floors = []
+    floors, layouts = [], []
     for _ in range(rounds):
         floors.append(floor_paint(size))
         panel, workspace = open_panel(home)
         rows.setdefault("first switch right away (to Clusters)", []).append(switch(panel, CLUSTERS, heart))
         rows.setdefault("back to Timeline", []).append(switch(panel, TIMELINE, heart))
         rows.setdefault("to Clusters again", []).append(switch(panel, CLUSTERS, heart))
+        graph = panel.data.layout_graph()
         close_panel(panel, workspace)
+        start = time.perf_counter()
+        LayoutEngine().layout(graph, CLUSTERS)
+        layouts.append(time.perf_counter() - start)
         panel, workspace = open_panel(home)
         pump_until(lambda panel=panel: not panel.worker.busy and panel.worker.jobs.layouts.has(CLUSTERS))
         rows.setdefault("first switch after a pause (to Clusters)", []).append(switch(panel, CLUSTERS, heart))
@@ -183,6 +189,8 @@ def run(size: int, rounds: int, heart: Heartbeat) -> bool:
     floor = min(floors)
     print(f"\n{size:,} skills (floor: a bare scatter of {size:,} points set and painted, "
           f"best {floor * 1000:.0f} ms of {rounds})")
+    print(f"  (for reference: Clusters laid out from scratch, alone: best {min(layouts) * 1000:.0f} ms, "
+          f"worst {max(layouts) * 1000:.0f} ms)")
     ok = True
     for label, results in rows.items():
         times = [r[0] for r in results]
@@ -190,7 +198,7 @@ def run(size: int, rounds: int, heart: Heartbeat) -> bool:
         busy = [r[3] for r in results]
         progress_ok = all(r[2] or r[0] <= PROGRESS_AFTER_MS / 1000 for r in results)
         good = max(times) <= target
-        stall_ok = min(stalls) <= STALL_LIMIT_MS
+        stall_ok = max(stalls) <= STALL_LIMIT_MS  # in every round
         ok &= good and progress_ok and stall_ok
         print(f"  {label:<42} best {min(times) * 1000:5.0f} ms, worst {max(times) * 1000:5.0f} ms "
               f"= {max(times) / floor:5.1f}× the floor; target ≤ {target:.1f} s: {'PASS' if good else 'FAIL'}")

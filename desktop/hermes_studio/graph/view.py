@@ -13,6 +13,7 @@ neighbour in that direction, Enter opens it, Esc clears.
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Callable
 from typing import Any
@@ -72,6 +73,11 @@ PAINT_WAIT_MS = 100
 #: A new graph's glyph styles missing from pyqtgraph's atlas are rendered this many a turn
 #: (about 0.2 ms each; a 10,000-node home's first draw has a few hundred).
 ATLAS_PER_TURN = 30
+#: Above this many shown edges, edges that change with the nodes come after them, on turns
+#: of their own: their path is built on the turn after the nodes are painted, and painted
+#: on the next (at 10,000 nodes one paint of everything that changed took 35-45 ms: the
+#: edges' path 6-9 ms, their stroke 13 ms, the nodes 5-7 ms, and the turn's own work).
+EDGES_APART = EDGE_BUDGET
 
 _ARROWS = {
     Qt.Key.Key_Right: (1.0, 0.0),
@@ -139,6 +145,9 @@ class GraphView(pg.GraphicsView):
         self._rest_due = False  # a new graph's edges, labels and badges come next turn
         self._nodes_due = False  # ... and its nodes too, once their glyphs are rendered
         self._due_glyphs: dict[str, Any] | None = None  # (the glyphs those nodes wait with)
+        self._edges_drawn_for: tuple | None = None  # (data, positions, mask) the edges show
+        self._edges_due = 0  # edges waiting to be drawn on a turn of their own (its number), else 0
+        self._edge_turns = 0
         self._fit_zoom = 0.0  # pixels per map unit at the last fit (semantic zoom's 1×)
         self._labels_timer = QTimer(self)
         self._labels_timer.setSingleShot(True)
@@ -155,7 +164,8 @@ class GraphView(pg.GraphicsView):
 
         self.frame_item = QGraphicsPathItem()  # rings or category discs, one path
         self.frame_item.setZValue(-10)
-        self.edge_item = pg.PlotCurveItem(connect="pairs", antialias=True)
+        # (positions are always finite: the check would add a third to building the path)
+        self.edge_item = pg.PlotCurveItem(connect="pairs", antialias=True, skipFiniteCheck=True)
         self.edge_item.setZValue(-5)
         self.lit_item = pg.PlotCurveItem(connect="pairs", antialias=True)
         self.lit_item.setZValue(-4)
@@ -221,7 +231,7 @@ class GraphView(pg.GraphicsView):
             rescaled = self._fit_camera(tolerance=0.35 if moved_only else 0.02)
         if moved_only and not rescaled:
             self._move_nodes()
-            self._refresh(nodes=False)
+            self._refresh(nodes=False, badges=True)  # (the health badges sit on the nodes)
         else:
             self._refresh(rest_later=True)  # the nodes now, what is over and under them next turn
 
@@ -424,7 +434,7 @@ class GraphView(pg.GraphicsView):
             brush = self._brushes[key] = QBrush(QColor(r, g, b, a))
         return brush
 
-    def _refresh(self, nodes: bool = True, *, rest_later: bool = False) -> None:
+    def _refresh(self, nodes: bool = True, *, rest_later: bool = False, badges: bool = False) -> None:
         """Draw the current graph: its nodes (unless only the selection or hover changed),
         then the badges, edges, focus marks, labels and overlays — with ``rest_later`` on
         the next turn of the event loop, so that a new graph's first frame is two short
@@ -436,11 +446,18 @@ class GraphView(pg.GraphicsView):
         if rest_later:
             self._rest_due = True
             self._due_glyphs = None  # (styles worked out for an older graph or mask)
+            # what sits on or between the nodes comes with the rest: until then the old
+            # graph's would mark the old places
+            if self._edges_stale():
+                self.edge_item.setVisible(False)
+            for item in (self.badge_item, self.mark_item, self.lit_item):
+                item.setVisible(False)
+            self.node_labels.set_labels([])
             self._draw_nodes_in_turns()
             return
         if nodes or self._nodes_due:
             self._draw_nodes()
-        self._draw_rest(badges=nodes or self._rest_due)
+        self._draw_rest(badges=badges or nodes or self._rest_due)
 
     def _draw_nodes_in_turns(self) -> None:
         """The nodes now if their glyphs are all rendered, else the next ones of those; the
@@ -481,15 +498,46 @@ class GraphView(pg.GraphicsView):
             QTimer.singleShot(NEXT_TURN_MS, self, callback)
 
     def _draw_rest(self, badges: bool) -> None:
+        """Everything but the nodes; ``sig_drawn`` once the edges are drawn too (many edges
+        that changed: on turns of their own, see :data:`EDGES_APART`)."""
         self._rest_due = self._nodes_due = False
         if self.data is None:
             return
         if badges:
             draw_badges(self.badge_item, self.data, self.shown, self.pos, self._size_scale)
-        self._draw_edges()
         self._draw_focus()
         self._draw_labels()
         self.overlays.redraw()
+        if self._edges_stale():
+            pairs = self._edge_pairs()
+            if len(pairs) // 2 > EDGES_APART:
+                # this turn paints the nodes without edges (the old ones would sit at the
+                # old places); the edges follow on two short turns
+                self.edge_item.setVisible(False)
+                self._edge_turns += 1
+                self._edges_due = self._edge_turns
+                self.after_paint(functools.partial(self._build_edges_due, self._edges_due))
+                return
+            self._edges_due = 0
+            self._set_edges(pairs)
+            if not self.edge_item.isVisible() and not self._edges_settle.isActive():
+                self.edge_item.setVisible(True)  # (hidden for edges that were due)
+        self.sig_drawn.emit()
+
+    def _build_edges_due(self, turn: int) -> None:
+        """The turn after the nodes painted: the edges' data and path, still hidden."""
+        if turn != self._edges_due or not shiboken6.isValid(self) or self.data is None:
+            return  # a later refresh drew them, or waits with its own
+        self._set_edges(self._edge_pairs())
+        self.edge_item.getPath()  # (pyqtgraph would build it inside the next paint)
+        QTimer.singleShot(NEXT_TURN_MS, self, functools.partial(self._show_edges_due, turn))
+
+    def _show_edges_due(self, turn: int) -> None:
+        if turn != self._edges_due or not shiboken6.isValid(self):
+            return
+        self._edges_due = 0
+        if not self._edges_settle.isActive():  # (else the camera moves: shown once it rests)
+            self.edge_item.setVisible(True)
         self.sig_drawn.emit()
 
     def _draw_nodes(self, in_turns: bool = False) -> bool:
@@ -564,8 +612,8 @@ class GraphView(pg.GraphicsView):
     @property
     def drawing(self) -> bool:
         """Whether the current graph's badges, edges and labels are still to be drawn (on
-        the turn after its nodes)."""
-        return self._rest_due
+        the turns after its nodes)."""
+        return self._rest_due or bool(self._edges_due)
 
     def _move_nodes(self) -> None:
         """New positions for the glyphs already drawn, without restyling them (pyqtgraph
@@ -584,27 +632,40 @@ class GraphView(pg.GraphicsView):
         item.bounds = [None, None]
         item.invalidate()
 
-    def _draw_edges(self) -> None:
-        data = self.data
-        assert data is not None
-        edges = data.edges
+    def _edges_stale(self) -> bool:
+        """Whether the edges drawn are not those of the nodes shown now."""
+        drawn = self._edges_drawn_for
+        return (
+            drawn is None or drawn[0] is not self.data or drawn[1] is not self.pos
+            or not np.array_equal(drawn[2], self.visible)
+        )
+
+    def _edge_pairs(self) -> np.ndarray:
+        """The shown edges' end nodes, two indices per edge."""
+        assert self.data is not None
+        edges = self.data.edges
         if len(edges) == 0:
+            return np.zeros(0, dtype=np.int64)
+        keep = self.visible[edges[:, 0]] & self.visible[edges[:, 1]]
+        return edges[keep].reshape(-1)
+
+    def _set_edges(self, pairs: np.ndarray) -> None:
+        self._edges_drawn_for = (self.data, self.pos, self.visible.copy())
+        if len(pairs) == 0:
             self.edge_item.setData([], [])
             return
-        keep = self.visible[edges[:, 0]] & self.visible[edges[:, 1]]
-        pairs = edges[keep].reshape(-1)
-        self.edge_item.opts["antialias"] = int(keep.sum()) <= EDGE_BUDGET
+        self.edge_item.opts["antialias"] = len(pairs) // 2 <= EDGE_BUDGET
         self.edge_item.setData(self.pos[pairs, 0], self.pos[pairs, 1])
 
     def begin_camera_move(self) -> None:
         """A person drags or wheels the map: hide the faint edges until the camera has been
         still for :data:`EDGE_SETTLE_MS` (the nodes alone repaint at full speed)."""
-        if self.edge_item.isVisible() or self._edges_settle.isActive():
+        if self.edge_item.isVisible() or self._edges_settle.isActive() or self._edges_due:
             self.edge_item.setVisible(False)
             self._edges_settle.start()
 
     def _show_edges(self) -> None:
-        if shiboken6.isValid(self.edge_item):
+        if shiboken6.isValid(self.edge_item) and not self._edges_due:  # (else they show once drawn)
             self.edge_item.setVisible(True)
 
     def _focus(self) -> int | None:

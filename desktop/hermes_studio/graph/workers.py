@@ -9,7 +9,11 @@ burst of file events costs at most two builds.
 Positions are kept per home in the user's cache folder (:class:`PositionCache`), so the
 next launch of the same home places only the nodes that are new, and once the first
 graph is drawn the worker lays out the other mode in the background, so the first
-switch between Timeline and Clusters finds its positions ready.
+switch between Timeline and Clusters finds its positions ready. The cache is written
+and the table's sort keys made after that layout in advance (or, when there was nothing
+to lay out, once the window has been still for a moment: :data:`TIDY_AFTER_MS`) and when
+the worker closes, never between a layout and the snapshot waiting for it; a request
+that comes meanwhile goes first.
 
 The engine dates memory cards from session history. A "sessions" change alone rebuilds
 only when that history changed identity (:func:`history_key`): merely opening ``state.db``
@@ -20,6 +24,7 @@ that must not start a rebuild loop.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -35,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from hermes_memory.home import HermesHome
 from hermes_memory.learning.graph import GraphBuilder
@@ -52,6 +57,11 @@ from .table import COLUMNS, sort_key
 
 log = logging.getLogger(__name__)
 
+
+#: After a switch to a mode laid out already, the worker makes the table's sort keys and
+#: saves the positions once the window has been still this long (so that a quick run of
+#: switches never shares the GIL with them).
+TIDY_AFTER_MS = 600
 
 #: Reasons a build may trust the folder watcher's list of changed paths for.
 HINTED_REASONS = frozenset({"skills", "memory", "user", "sessions", "layout"})
@@ -119,7 +129,7 @@ class PositionCache:
     def save(self, layouts: LayoutEngine) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(layouts.export_state(), separators=(",", ":"))  # C encoder: fast
+            text = json_in_pieces(layouts.export_state())
             fd, temp = tempfile.mkstemp(prefix=".layout-", suffix=".tmp", dir=self.path.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -131,6 +141,28 @@ class PositionCache:
                 raise
         except OSError as exc:
             log.info("layout cache not written: %s", exc)
+
+
+#: Lists are encoded this many items at a time (see :func:`json_in_pieces`).
+JSON_PIECE = 1000
+
+
+def json_in_pieces(value: Any) -> str:
+    """``json.dumps(value, separators=(",", ":"))``, the same text, made a piece at a time:
+    the C encoder holds the GIL for a whole call, and the 10,000 ids of one layout took it
+    12 ms at a stretch (the cache's 40 ms in all), a stall of the UI thread if it wanted to
+    run meanwhile."""
+    if isinstance(value, dict):
+        return "{" + ",".join(
+            json.dumps(key) + ":" + json_in_pieces(item) for key, item in value.items()
+        ) + "}"
+    if isinstance(value, (list, tuple)) and len(value) > JSON_PIECE:
+        pieces = (
+            json.dumps(value[start:start + JSON_PIECE], separators=(",", ":"))[1:-1]
+            for start in range(0, len(value), JSON_PIECE)
+        )
+        return "[" + ",".join(pieces) + "]"
+    return json.dumps(value, separators=(",", ":"))
 
 
 def warm_for_drawing(data: GraphData) -> None:
@@ -155,6 +187,10 @@ class GraphJobs:
         self.layouts = LayoutEngine()
         self.positions = positions or PositionCache(home)
         self._positions_loaded = False
+        self._positions_unsaved = False
+        #: per mode, the graph last laid out in it and its result (the same graph asked for
+        #: again, as after a layout made in advance, needs no second pass over its nodes)
+        self._laid: dict[str, tuple[GraphData, LayoutResult]] = {}
         self._history_key: tuple | None = None
         self._last: GraphData | None = None
         self._last_include_all: bool | None = None
@@ -165,22 +201,42 @@ class GraphJobs:
         if not self._positions_loaded:
             self._positions_loaded = True
             self.positions.load(self.layouts)
+        laid = self._laid.get(mode)
+        if laid is not None and laid[0] is data:
+            # laid out already (in advance, or before the last switch): nothing moves
+            return dataclasses.replace(laid[1], moved=0, full=False)
         layout = self.layouts.layout(data.layout_graph(), mode, should_stop)
+        self._laid[mode] = (data, layout)
         if layout.moved or layout.full:
-            self.positions.save(self.layouts)
+            self._positions_unsaved = True  # saved once nothing waits (see save_positions)
         return layout
 
+    def save_positions(self) -> None:
+        """Write the positions to the cache, if a layout changed them since the last save."""
+        if self._positions_unsaved:
+            self._positions_unsaved = False
+            self.positions.save(self.layouts)
+
     def prepare(self, mode: str, should_stop: Callable[[], bool] | None = None) -> None:
-        """Lay out the last graph in ``mode`` too, unless its positions are known already,
-        then make the table's sort keys; ``should_stop`` cancels it (nothing is kept)."""
+        """Lay out the last graph in ``mode`` too, unless its positions are known already;
+        ``should_stop`` cancels it (nothing is kept)."""
         data = self._last
         if data is not None and not self.layouts.has(mode):
             with contextlib.suppress(LayoutCancelled):
                 self._layout(data, mode, should_stop)
+
+    def tidy(self, should_yield: Callable[[], bool] | None = None) -> None:
+        """What can wait for a pause: make the table's sort keys, save the positions;
+        ``should_yield`` (a request waits) leaves the rest for the next pause. (The keys
+        first: a request waits at most for one of them, but for the whole saving.)"""
+        data = self._last
         for column in range(len(COLUMNS)):
-            if data is None or (should_stop is not None and should_stop()):
+            if should_yield is not None and should_yield():
                 return
-            sort_key(data, column)
+            if data is not None:
+                sort_key(data, column)
+        if should_yield is None or not should_yield():
+            self.save_positions()
 
     # --- session history ---------------------------------------------------------------
     def history_changed(self) -> bool:
@@ -254,6 +310,13 @@ class GraphWorker(QObject):
         self._serial = 0
         self._closed = False
         self._stopping = threading.Event()  # cancels a layout made in advance
+        self._queued = threading.Event()  # a job waits: tidying up leaves the rest for later
+        # the saving and sort keys wait for a pause of the person's (each holds the GIL
+        # the window needs, in pieces of up to 10 ms at 10,000 nodes)
+        self._tidy_timer = QTimer(self)
+        self._tidy_timer.setSingleShot(True)
+        self._tidy_timer.setInterval(TIDY_AFTER_MS)
+        self._tidy_timer.timeout.connect(self._tidy_when_idle)
         self._advance: tuple[str, threading.Event, Future] | None = None  # the one in flight
         self.last_request = GraphRequest()
         self._sig_result.connect(self._finished)
@@ -302,8 +365,13 @@ class GraphWorker(QObject):
         self._running = request
         self._pending = None
         self.sig_busy.emit(True)
-        future = self._executor.submit(self.jobs.run, request)
+        self._queued.set()
+        future = self._executor.submit(self._run, request)
         future.add_done_callback(self._done_callback(request))
+
+    def _run(self, request: GraphRequest) -> GraphSnapshot | None:
+        self._queued.clear()
+        return self.jobs.run(request)
 
     def _done_callback(self, request: GraphRequest) -> Callable[[Future], None]:
         def done(future: Future) -> None:
@@ -377,17 +445,41 @@ class GraphWorker(QObject):
         """Lay out the current graph in ``mode`` too, quietly, when nothing else waits (the
         panel asks once its graph is drawn, so this never competes with that). A request
         arriving meanwhile is served first: the head start is cancelled, unless the request
-        is the switch to ``mode`` itself, which then finds its positions ready."""
-        if not self._closed and self._running is None and self._pending is None:
-            cancel = threading.Event()
-            future = self._executor.submit(self._prepare_quietly, mode, cancel)
-            self._advance = (mode, cancel, future)
+        is the switch to ``mode`` itself, which then finds its positions ready. Then the
+        saving and the sort keys: right after a head start, else after a pause."""
+        if self._closed or self._running is not None or self._pending is not None:
+            return
+        if self.jobs.layouts.has(mode):  # (a switch back and forth: nothing to lay out)
+            self._tidy_timer.start()
+            return
+        cancel = threading.Event()
+        future = self._executor.submit(self._prepare_quietly, mode, cancel)
+        self._advance = (mode, cancel, future)
 
     def _prepare_quietly(self, mode: str, cancel: threading.Event) -> None:
         try:
             self.jobs.prepare(mode, lambda: cancel.is_set() or self._stopping.is_set())
         except Exception:  # only a head start: the real request reports any failure
             log.exception("laying out %s in advance failed", mode)
+        self._tidy_quietly()
+
+    def _tidy_when_idle(self) -> None:
+        """The pause has come: save and make the sort keys, unless a job runs or waits
+        (the next drawn snapshot asks again)."""
+        if not self._closed and self._running is None and self._pending is None:
+            self._executor.submit(self._tidy_quietly)
+
+    def _tidy_quietly(self) -> None:
+        try:
+            self.jobs.tidy(lambda: self._queued.is_set() or self._stopping.is_set())
+        except Exception:  # a cache and sort keys: the table makes any missing one itself
+            log.exception("tidying up after a layout failed")
+
+    def _save_quietly(self) -> None:
+        try:
+            self.jobs.save_positions()
+        except Exception:  # only a cache
+            log.exception("saving the layout cache failed")
 
     def _cancel_advance_unless(self, request: GraphRequest) -> None:
         if self._advance is None:
@@ -405,6 +497,7 @@ class GraphWorker(QObject):
         self._closed = True
         self._pending = None
         self._stopping.set()
+        self._executor.submit(self._save_quietly)  # after the job in flight, if any
         self._executor.shutdown(wait=True)
         self._overviews.shutdown(wait=True)
 

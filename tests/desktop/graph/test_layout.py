@@ -121,3 +121,41 @@ def test_clusters_group_nodes_around_their_category(demo_home):
         assert min(distance, key=distance.get) == category
         assert distance[category] <= anchors[category].radius
     assert overlapping_pairs(data.layout_graph(), result.positions) == 0
+
+
+def _nearest_free_spot(placed: dict, radius: float) -> tuple[float, float, float]:
+    """The packing rule spelt out one candidate at a time: 48 spots around each placed
+    disc, in placing order; the first free one nearest the origin wins."""
+    import math
+
+    if not placed:
+        return (0.0, 0.0, radius)
+    best, best_d = None, math.inf
+    for ox, oy, other in placed.values():
+        reach = other + radius + 8.0
+        for step in range(48):
+            a = step * 2 * math.pi / 48
+            x, y = ox + reach * math.cos(a), oy + reach * math.sin(a)
+            d = math.hypot(x, y)
+            if d < best_d and all(
+                math.hypot(x - px, y - py) >= pr + radius + 8.0 - 1e-6 for px, py, pr in placed.values()
+            ):
+                best, best_d = (x, y, radius), d
+    return best
+
+
+def test_category_discs_are_packed_by_the_nearest_free_spot_rule():
+    from hermes_studio.graph.layout import _pack_discs
+
+    rng = np.random.default_rng(11)
+    for trial in range(12):
+        count = int(rng.integers(1, 18))
+        # equal sizes too: ties between spots at the same distance go to the first
+        sizes = rng.choice([25.0, 60.0, float(rng.uniform(10, 300))], size=count)
+        discs = {f"c{k}": float(size) for k, size in enumerate(sizes)}
+        order = sorted(discs, key=lambda name: -discs[name])
+        expected: dict = {}
+        for name in order:
+            expected[name] = _nearest_free_spot(expected, discs[name])
+        assert _pack_discs(discs, order) == expected, trial
+

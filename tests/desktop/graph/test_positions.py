@@ -197,7 +197,99 @@ def test_a_switch_during_the_layout_made_in_advance_is_served_by_it(demo_home, q
         qtbot.waitUntil(lambda: bool(entered), timeout=20000)
         panel.clusters_button.click()
         qtbot.waitUntil(lambda: panel.snapshot.request.mode == CLUSTERS, timeout=20000)
-        assert len(entered) == 2  # the head start, then the switch's own (warm) run
+        assert len(entered) == 1  # the head start only: the switch takes its result as it is
         assert panel.snapshot.layout.moved == 0  # every position came from the head start
     finally:
         _close(panel)
+
+
+def test_the_cache_is_written_in_a_pause_not_between_a_layout_and_its_snapshot(demo_home, tmp_path):
+    from hermes_studio.graph.workers import GraphJobs, GraphRequest
+
+    cache = PositionCache(demo_home, tmp_path / "layouts")
+    jobs = GraphJobs(demo_home, positions=cache)
+    snapshot = jobs.run(GraphRequest(mode=TIMELINE))
+    assert snapshot.layout.full and not cache.path.exists()  # the snapshot did not wait for the disk
+
+    jobs.prepare(CLUSTERS)  # the other mode in advance: only the layout
+    assert jobs.layouts.has(CLUSTERS) and not cache.path.exists()
+    jobs.tidy(should_yield=lambda: True)  # a request waits: nothing now
+    assert not cache.path.exists()
+    assert "sort key 1" not in snapshot.data.derived  # (the table's sort keys left for later too)
+
+    jobs.tidy()  # a pause: the positions go to disk, both modes
+    saved = LayoutEngine()
+    assert cache.load(saved) and saved.has(TIMELINE) and saved.has(CLUSTERS)
+    assert "sort key 1" in snapshot.data.derived
+
+
+def test_a_switch_back_reuses_the_layout_of_the_same_graph(demo_home, tmp_path, monkeypatch):
+    from hermes_studio.graph.workers import GraphJobs, GraphRequest
+
+    jobs = GraphJobs(demo_home, positions=PositionCache(demo_home, tmp_path / "layouts"))
+    first = jobs.run(GraphRequest(mode=TIMELINE))
+    clusters = jobs.run(GraphRequest(mode=CLUSTERS, reasons=frozenset({"layout"})))
+    passes = []
+    monkeypatch.setattr(jobs.layouts, "layout", lambda *a, **k: passes.append(a))
+    again = jobs.run(GraphRequest(mode=TIMELINE, reasons=frozenset({"layout"})))
+    assert again.data is first.data and not passes  # no second pass over the nodes
+    assert np.array_equal(again.layout.positions, first.layout.positions)
+    assert again.layout.moved == 0 and not again.layout.full
+    assert again.layout.rings == first.layout.rings
+    assert jobs.run(GraphRequest(mode=CLUSTERS, reasons=frozenset({"layout"}))).layout.anchors == clusters.layout.anchors
+
+
+def test_closing_writes_the_positions_a_panel_laid_out(demo_home, qtbot):
+    from hermes_studio.graph import GraphPanel
+    from hermes_studio.workspace import Workspace
+
+    workspace = Workspace(demo_home, watch=False)
+    panel = GraphPanel(workspace, start=False)
+    qtbot.addWidget(panel)
+    panel.prepare_when_drawn = False  # as in the window until its start-up reads are done
+    panel.worker.request(mode=TIMELINE, reason="open")
+    qtbot.waitUntil(lambda: panel.ready, timeout=20000)
+    cache = PositionCache(demo_home)
+    assert not cache.path.exists()
+    _close(panel)
+    saved = LayoutEngine()
+    assert cache.load(saved) and saved.has(TIMELINE)
+
+
+def test_the_cache_text_made_in_pieces_is_the_json_of_the_state():
+    import json
+
+    from hermes_studio.graph.layout import LayoutGraph
+    from hermes_studio.graph.workers import JSON_PIECE, json_in_pieces
+
+    n = 2 * JSON_PIECE + 7  # (lists of several pieces, the last one short)
+    graph = LayoutGraph(
+        [f"n{i}\u00e9\"" for i in range(n)], [f"c{i % 5}" for i in range(n)],
+        np.linspace(1.7e9, 1.72e9, n), np.full(n, 6.0), np.array([[0, 1], [2, 3]]),
+    )
+    engine = LayoutEngine()
+    for mode in (TIMELINE, CLUSTERS):
+        engine.layout(graph, mode)
+    state = engine.export_state()
+    assert json_in_pieces(state) == json.dumps(state, separators=(",", ":"))
+    assert json_in_pieces([]) == "[]" and json_in_pieces({"a": [1] * (JSON_PIECE + 1)}) == json.dumps(
+        {"a": [1] * (JSON_PIECE + 1)}, separators=(",", ":"))
+
+
+def test_after_a_switch_saving_and_sort_keys_wait_for_a_pause(make_panel, demo_home, qtbot, monkeypatch):
+    from hermes_studio.graph import workers
+    from hermes_studio.graph.table import COLUMNS
+
+    monkeypatch.setattr(workers, "TIDY_AFTER_MS", 1000)
+    panel = make_panel(demo_home, watch=False)
+    cache = PositionCache(demo_home)
+    qtbot.waitUntil(cache.path.exists, timeout=20000)  # right after the head start
+    assert all(f"sort key {c}" in panel.data.derived for c in range(len(COLUMNS)))
+    tidied: list[bool] = []
+    tidy = panel.worker.jobs.tidy
+    monkeypatch.setattr(panel.worker.jobs, "tidy", lambda should_yield=None: (tidied.append(True), tidy(should_yield)))
+    panel.ready = False
+    panel.set_mode(CLUSTERS)
+    qtbot.waitUntil(lambda: panel.ready and panel.snapshot.request.mode == CLUSTERS, timeout=20000)
+    assert tidied == []  # not while the person is switching
+    qtbot.waitUntil(lambda: bool(tidied), timeout=5000)

@@ -327,7 +327,12 @@ class SessionsPanel(QWidget):
         serial = self._reading
         self._call("sessions_transcript", {"session_id": session_id},
                    lambda result: self._transcript_read(serial, result))  # fmt: skip
-        self._call("sessions_lesson", {"session_id": session_id},
+
+    def _read_lesson(self, serial: int) -> None:
+        """Ask what the session taught once its transcript is on screen: working that out
+        reads the whole history on the reader, and beside the transcript's layout on the UI
+        thread the two took turns for the interpreter long enough to hold the window."""
+        self._call("sessions_lesson", {"session_id": self.session_id},
                    lambda result: self._lesson_read(serial, result))  # fmt: skip
 
     def _transcript_read(self, serial: int, result: dict[str, Any]) -> None:
@@ -338,6 +343,7 @@ class SessionsPanel(QWidget):
             self.view.setPlainText(state_text(result))
             self.sig_transcript_shown.emit(self.session_id or "")
             self._mark_ready()
+            self._read_lesson(serial)
             return
         self.transcript = result
         session = result["session"]
@@ -355,6 +361,7 @@ class SessionsPanel(QWidget):
         self._render_transcript()
         self.sig_transcript_shown.emit(self.transcript["session"]["id"])
         self._mark_ready()
+        self._read_lesson(serial)
 
     def _render_transcript(self) -> None:
         if self.transcript is None:

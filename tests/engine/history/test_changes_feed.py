@@ -120,22 +120,13 @@ def test_a_write_approved_in_the_app_is_left_out_with_the_apps_own(home):
 def test_a_short_listing_reads_only_the_texts_it_shows(home, monkeypatch):
     """The blobs file holds every text ever recorded (tens of MB at 10,000 skills); a feed
     of the newest few reads just theirs, and gives the same answer as a full read."""
-    from hermes_memory.history.storage import HistoryStore
-
     for number in range(30):
         write_skill(home, f"skill-{number:02d}", body=f"Step {number}.\n")
     api.history_capture(home)
     _agent_writes(home, ["A fact."])
     api.history_capture(home)
     full = api.changes_since(home, limit=200)
-    read = HistoryStore.read_blobs
-    wanted_sets: list[set | None] = []
-
-    def recorded(store, wanted=None):
-        wanted_sets.append(None if wanted is None else set(wanted))
-        return read(store, wanted)
-
-    monkeypatch.setattr(HistoryStore, "read_blobs", recorded)
+    wanted_sets = _record_blob_reads(monkeypatch)
     short = api.changes_since(home, limit=3)
     assert wanted_sets and all(w is not None and len(w) <= 6 for w in wanted_sets)
     assert short["changes"] == full["changes"][:3]
@@ -175,8 +166,6 @@ def test_wanted_texts_are_read_from_the_end_of_the_blobs_file_and_the_read_stops
 
 
 def test_the_diff_of_one_version_reads_only_its_texts_and_its_parents(home, monkeypatch):
-    from hermes_memory.history.storage import HistoryStore
-
     for number in range(20):
         write_skill(home, f"skill-{number:02d}", body=f"Step {number}.\n")
     _agent_writes(home, ["A fact.", "Another fact."])
@@ -185,6 +174,16 @@ def test_the_diff_of_one_version_reads_only_its_texts_and_its_parents(home, monk
     api.history_capture(home)
     newest = api.history_log(home, kind="memory")["events"][0]["id"]
     whole = api.history_diff(home, newest)
+    wanted_sets = _record_blob_reads(monkeypatch)
+    assert api.history_diff(home, newest) == whole
+    assert whole["changed"] == [{"before": "Another fact.", "after": "Another fact, changed."}]
+    assert wanted_sets and all(w is not None and len(w) <= 4 for w in wanted_sets)
+
+
+def _record_blob_reads(monkeypatch) -> list[set | None]:
+    """From now on, each read of the blobs file adds the texts it asked for (None: all)."""
+    from hermes_memory.history.storage import HistoryStore
+
     read = HistoryStore.read_blobs
     wanted_sets: list[set | None] = []
 
@@ -193,6 +192,4 @@ def test_the_diff_of_one_version_reads_only_its_texts_and_its_parents(home, monk
         return read(store, wanted)
 
     monkeypatch.setattr(HistoryStore, "read_blobs", recorded)
-    assert api.history_diff(home, newest) == whole
-    assert whole["changed"] == [{"before": "Another fact.", "after": "Another fact, changed."}]
-    assert wanted_sets and all(w is not None and len(w) <= 4 for w in wanted_sets)
+    return wanted_sets

@@ -685,20 +685,22 @@ class SkillIndex:
                     )
                     break
                 directory, rel, parent = stack.pop()
+                known_st = None  # the directory's stat, when the in-line read below took it
                 if parent is not None and directory not in dirs:
                     # A folder not seen before (a cold scan: nearly every folder). The
                     # usual skill folder, one with no subfolders, is read here in line,
                     # as the general path below would read it: one stat relative to the
                     # open parent, then SKILL.md opened without a link. Anything else
-                    # (a stat or read that fails, subfolders) takes the general path,
-                    # which looks again.
+                    # (a read that fails, subfolders) takes the general path, given the
+                    # stat.
                     dir_name = rel[-1]
                     try:
-                        st = os.stat(dir_name, dir_fd=parent.fd)
+                        known_st = st = os.stat(dir_name, dir_fd=parent.fd)
                     except OSError:
-                        st = None
+                        parent.release()
+                        continue  # gone (as _listing finds it)
                     probe = directory + _SKILL_MD_SUFFIX
-                    if st is not None and st.st_nlink == 2 and probe not in files:
+                    if st.st_nlink == 2 and probe not in files:
                         try:
                             text, file_st = read_head(
                                 probe, follow_links=False, at=(parent.fd, dir_name + _SKILL_MD_SUFFIX)
@@ -730,7 +732,7 @@ class SkillIndex:
                             continue
                 try:
                     at = None if parent is None else (parent.fd, rel[-1])
-                    listing = self._listing(directory, real_top, run, at, is_root=not rel)
+                    listing = self._listing(directory, real_top, run, at, is_root=not rel, st=known_st)
                     if listing is not None and listing.skill_md is _LEAF:
                         # No subdirectories, so SKILL.md is all there is to find: open it
                         # directly (no link, regular file) instead of listing the directory.
@@ -789,16 +791,25 @@ class SkillIndex:
         return found
 
     def _listing(
-        self, directory: str, real_top: str, run: _Pass, at: tuple[int, str] | None, *, is_root: bool
+        self,
+        directory: str,
+        real_top: str,
+        run: _Pass,
+        at: tuple[int, str] | None,
+        *,
+        is_root: bool,
+        st: os.stat_result | None = None,
     ) -> _DirListing | None:
-        """``at``: (the parent folder's fd, the directory's name), to stat relative to it."""
+        """``at``: (the parent folder's fd, the directory's name), to stat relative to it;
+        ``st``: the directory's stat, if the caller just took it (then it is not cached)."""
         cached = self._dirs.get(directory)
         if cached is not None and cached.trusted and run.trust and not run.is_dirty_dir(directory):
             return cached
-        try:
-            st = os.stat(directory) if at is None else os.stat(at[1], dir_fd=at[0])
-        except OSError:
-            return None
+        if st is None:
+            try:
+                st = os.stat(directory) if at is None else os.stat(at[1], dir_fd=at[0])
+            except OSError:
+                return None
         mtime_ns = st.st_mtime_ns
         if cached is not None and cached.trusted and cached.mtime_ns == mtime_ns:
             return cached

@@ -208,7 +208,10 @@ class SkillReadError(Exception):
 
 @dataclass(slots=True)
 class _Parsed:
-    """What a SKILL.md head says, independent of ownership."""
+    """What a SKILL.md head says, independent of ownership; and, once the index keeps it
+    (as its ``_FileEntry``), the file's stat and the last :class:`Skill` built from it:
+    one record per file instead of two, as a cold scan makes ten thousand. Two compare
+    equal when the file says the same (the stat is left out)."""
 
     name: str
     category: str
@@ -218,6 +221,15 @@ class _Parsed:
     frontmatter_text: str | None
     problem: str | None = None  # frontmatter over a safety limit, read naively
     check: FrontmatterCheck | None = None
+    # --- set by the index
+    mtime_ns: int = field(default=0, compare=False)
+    size: int = field(default=0, compare=False)
+    trusted: bool = field(default=False, compare=False)
+    skill: Skill | None = field(default=None, compare=False, repr=False)
+
+
+#: The index's entry for one SKILL.md: its parse, with the stat filled in.
+_FileEntry = _Parsed
 
 
 def read_head(
@@ -389,15 +401,6 @@ _LEAF = ""
 _SUPPORT_ORDER = ("references", *sorted(SUPPORT_DIRS - {"references"}))
 
 
-@dataclass(slots=True)
-class _FileEntry:
-    mtime_ns: int
-    size: int
-    trusted: bool
-    parsed: _Parsed
-    skill: Skill | None = None  # the last Skill built from it
-
-
 # One skill found by a walk: (rel_parts, directory, skill_md, what reading it gave).
 _Found = tuple[tuple[str, ...], str, str, "_FileEntry | str | None"]
 
@@ -565,9 +568,9 @@ class SkillIndex:
                     if entry is not None:
                         run.warnings.append(entry)  # why the file was skipped
                     continue
-                if entry.parsed.problem is not None:  # a YAML bomb and the like
+                if entry.problem is not None:  # a YAML bomb and the like
                     run.warnings.append(
-                        f"{skill_md}: {entry.parsed.problem} Only its plain 'key: value' "
+                        f"{skill_md}: {entry.problem} Only its plain 'key: value' "
                         "lines were read."
                     )
                 skill = self._skill(root, directory, rel_parts, entry, bundled, hub)
@@ -667,6 +670,8 @@ class SkillIndex:
         seen_dirs = run.seen_dirs
         seen_files = run.seen_files
         warnings = run.warnings
+        dirs, files, racy_dirs, racy_files = self._dirs, self._files, self._racy_dirs, self._racy_files
+        now_ns = run.now_ns
         budget = MAX_WALK_DIRS  # bounds, so a root set too wide cannot crawl the disk
         too_deep = False
         try:
@@ -680,9 +685,54 @@ class SkillIndex:
                     )
                     break
                 directory, rel, parent = stack.pop()
+                known_st = None  # the directory's stat, when the in-line read below took it
+                if parent is not None and directory not in dirs:
+                    # A folder not seen before (a cold scan: nearly every folder). The
+                    # usual skill folder, one with no subfolders, is read here in line,
+                    # as the general path below would read it: one stat relative to the
+                    # open parent, then SKILL.md opened without a link. Anything else
+                    # (a read that fails, subfolders) takes the general path, given the
+                    # stat.
+                    dir_name = rel[-1]
+                    try:
+                        known_st = st = os.stat(dir_name, dir_fd=parent.fd)
+                    except OSError:
+                        parent.release()
+                        continue  # gone (as _listing finds it)
+                    probe = directory + _SKILL_MD_SUFFIX
+                    if st.st_nlink == 2 and probe not in files:
+                        try:
+                            text, file_st = read_head(
+                                probe, follow_links=False, at=(parent.fd, dir_name + _SKILL_MD_SUFFIX)
+                            )
+                        except (OSError, SkillReadError):
+                            text = None
+                        if text is not None:
+                            parent.release()
+                            self.files_parsed += 1
+                            entry = parse_head(text, dir_name, rel)
+                            entry.mtime_ns = file_mtime = file_st.st_mtime_ns
+                            entry.size = file_st.st_size
+                            if now_ns - file_mtime >= _RACY_NS:
+                                entry.trusted = True
+                                racy_files.discard(probe)
+                            else:
+                                racy_files.add(probe)
+                            files[probe] = entry
+                            mtime_ns = st.st_mtime_ns
+                            trusted = now_ns - mtime_ns >= _RACY_NS
+                            dirs[directory] = _DirListing(mtime_ns, trusted, probe, (), ())
+                            if trusted:
+                                racy_dirs.discard(directory)
+                            else:
+                                racy_dirs.add(directory)
+                            seen_dirs.add(directory)
+                            seen_files.add(probe)
+                            found.append((rel, directory, probe, entry))
+                            continue
                 try:
                     at = None if parent is None else (parent.fd, rel[-1])
-                    listing = self._listing(directory, real_top, run, at, is_root=not rel)
+                    listing = self._listing(directory, real_top, run, at, is_root=not rel, st=known_st)
                     if listing is not None and listing.skill_md is _LEAF:
                         # No subdirectories, so SKILL.md is all there is to find: open it
                         # directly (no link, regular file) instead of listing the directory.
@@ -741,16 +791,25 @@ class SkillIndex:
         return found
 
     def _listing(
-        self, directory: str, real_top: str, run: _Pass, at: tuple[int, str] | None, *, is_root: bool
+        self,
+        directory: str,
+        real_top: str,
+        run: _Pass,
+        at: tuple[int, str] | None,
+        *,
+        is_root: bool,
+        st: os.stat_result | None = None,
     ) -> _DirListing | None:
-        """``at``: (the parent folder's fd, the directory's name), to stat relative to it."""
+        """``at``: (the parent folder's fd, the directory's name), to stat relative to it;
+        ``st``: the directory's stat, if the caller just took it (then it is not cached)."""
         cached = self._dirs.get(directory)
         if cached is not None and cached.trusted and run.trust and not run.is_dirty_dir(directory):
             return cached
-        try:
-            st = os.stat(directory) if at is None else os.stat(at[1], dir_fd=at[0])
-        except OSError:
-            return None
+        if st is None:
+            try:
+                st = os.stat(directory) if at is None else os.stat(at[1], dir_fd=at[0])
+            except OSError:
+                return None
         mtime_ns = st.st_mtime_ns
         if cached is not None and cached.trusted and cached.mtime_ns == mtime_ns:
             return cached
@@ -866,16 +925,18 @@ class SkillIndex:
         mtime_ns = st.st_mtime_ns
         trusted = run.now_ns - mtime_ns >= _RACY_NS  # not _is_racy(), inline: once per file
         if cached is not None:
-            if cached.parsed == parsed and cached.mtime_ns == mtime_ns and cached.size == st.st_size:
+            if cached == parsed and cached.mtime_ns == mtime_ns and cached.size == st.st_size:
                 cached.trusted = trusted  # unchanged after all: keep the objects built from it
                 self._store_file(path, cached)
                 return cached
-        elif trusted:  # the usual new entry: _store_file, inline
-            entry = self._files[path] = _FileEntry(mtime_ns, st.st_size, True, parsed)
-            return entry
-        entry = _FileEntry(mtime_ns, st.st_size, trusted, parsed)
-        self._store_file(path, entry)
-        return entry
+        parsed.mtime_ns = mtime_ns
+        parsed.size = st.st_size
+        parsed.trusted = trusted
+        if cached is None and trusted:  # the usual new entry: _store_file, inline
+            self._files[path] = parsed
+            return parsed
+        self._store_file(path, parsed)
+        return parsed
 
     def _skill(
         self,
@@ -886,7 +947,7 @@ class SkillIndex:
         bundled: frozenset[str],
         hub: HubLock,
     ) -> Skill:
-        parsed = entry.parsed
+        parsed = entry
         name = parsed.name
         if root.label == BASE:
             source, provenance = BASE, BUNDLED

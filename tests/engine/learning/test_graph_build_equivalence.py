@@ -11,6 +11,7 @@ import os
 import shutil
 
 import pytest
+from frontmatter_shapes import COMMON_SHAPES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,25 +19,11 @@ from hermes_memory.learning.graph import GraphBuilder
 from hermes_memory.skills import index as index_module
 from hermes_memory.skills.frontmatter import frontmatter_text
 
-_SHAPES = [
-    "---\nname: {n}\ndescription: Deploy docker the reliable way\nversion: 1.2.3\nauthor: Hermes\n"
-    "license: MIT\nmetadata:\n  hermes:\n    tags: [docker, api]\n    related_skills: [{r}]\n---\n# Body\n",
-    "---\nname: {n}\ndescription: \"Quoted: with a colon\"\ntags:\n  - logs\n  - k8s\nrelated_skills:\n"
-    "  - {r}\ncategory: ops\n---\nbody\n",
-    "---\nname: '{n}'\ndescription: Uses &anchor and *stars in text\nmetadata:\n  hermes:\n"
-    "    category: data\n    tags: [a, b, yes]\n---\n",
-    "\ufeff---\r\nname: {n}\r\ndescription: CRLF and a BOM\r\nrelated_skills: [{r}, missing-one]\r\n---\r\n",
-    "---\nname: {n}\ndescription: >\n  folded text\n  over lines\nversion: 2\n---\n",
-    "---\nname: {n}\ndescription: a: b: c\nrelated_skills: [{r}]\n---\n",  # not YAML: the naive split
+_SHAPES = COMMON_SHAPES + [
     "---\nname: {n}\nbase: &b [x, x, x]\nl1: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
     "l2: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\nl3: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n---\n",
-    "---\nname: {n}\ndescription: 2026-13-45\n---\n",  # a date YAML cannot build
     "no frontmatter at all\n",
-    "---\nname: {n}\ndescription: never closed\n",
     "---\n- a list, not a mapping\n---\n",
-    "---\nname: [{n}]\ndescription: null\ntags: []\n---\n",
-    "---\n# a comment\nname: {n}   \ndescription:    spaced out   \nmetadata:\n  hermes:\n"
-    "    related_skills:\n      - {r}\n---\n",
 ]
 
 

@@ -82,6 +82,8 @@ def test_a_switch_paints_the_nodes_first_then_the_edges_built_on_a_turn_between(
     assert view.drawing and not view.edge_item.isVisible()  # (the old edges join the old places)
     qtbot.waitUntil(lambda: not view.drawing, timeout=5000)
     assert drawn == [True]  # sig_drawn once, when the edges are shown
+    # (the paint that shows them comes on a later turn: on a busy machine, after the wait)
+    qtbot.waitUntil(lambda: any(visible for visible, *_ in paints), timeout=5000)
 
     new_places = {i: (float(x), float(y)) for i, (x, y) in enumerate(clusters.layout.positions.tolist())}
     assert all(joined for *_, joined in paints)  # every paint: edges only where their nodes are

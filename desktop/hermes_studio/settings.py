@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -109,14 +110,21 @@ def _write(path: Path, batch: dict[str, Any]) -> None:
         log.warning("Could not save the settings to %s (%s)", path, qsettings.status())
 
 
+def _write_now(written: Callable[[], bool], timeout: float) -> bool:
+    """Have the writer write what waits without delay, and wait until ``written()``."""
+    global _hurry
+    with _changes:
+        if written():
+            return True
+        _hurry = True
+        _changes.notify_all()
+        return _changes.wait_for(written, timeout)
+
+
 def flush_all(timeout: float = FLUSH_TIMEOUT_S) -> bool:
     """Write every handle's waiting changes now and wait for them (at quit: the app
     leaves without Python's teardown); False if the writer is late."""
-    global _hurry
-    with _changes:
-        _hurry = True
-        _changes.notify_all()
-        return _changes.wait_for(lambda: not _dirty and not _writing, timeout)
+    return _write_now(lambda: not _dirty and not _writing, timeout)
 
 
 threading.Thread(target=_write_batches, name="hermes-settings", daemon=True).start()
@@ -174,13 +182,7 @@ class Settings:
 
     def flush(self, timeout: float = FLUSH_TIMEOUT_S) -> bool:
         """Write the waiting changes now and wait for them; False if the writer is late."""
-        global _hurry
-        with _changes:
-            if self not in _dirty and not _writing:
-                return True
-            _hurry = True
-            _changes.notify_all()
-            return _changes.wait_for(lambda: self not in _dirty and not _writing, timeout)
+        return _write_now(lambda: self not in _dirty and not _writing, timeout)
 
     # --- the window ----------------------------------------------------------------------
     def geometry(self) -> tuple[int, int, int, int, bool] | None:

@@ -40,6 +40,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers.api import BaseObserver
 
+from hermes_memory import pausing
 from hermes_memory.home import HermesHome
 from hermes_memory.memory.entries import TARGETS
 from hermes_memory.memory.status import StoreStatus
@@ -63,6 +64,10 @@ CAPTURED_KINDS = frozenset({"memory", "user", "skills"})
 #: Quiet period after the last file event before reloading; short enough that a meter
 #: follows an agent's write well within 300 ms.
 DEBOUNCE_MS = 40
+
+#: How long a read of state.db on the reader thread waits for the agent's lock (as long
+#: as a search while typing waits): then it reports "locked", and the view tries again.
+READER_STATE_DB_WAIT = 1.0
 
 #: Reconnecting to a remote home: the first retry after this long, doubling up to the most.
 RECONNECT_FIRST_MS = 1000
@@ -215,6 +220,12 @@ class _FolderWatcher(FileSystemEventHandler):
         """Handled in :meth:`on_any_event` (a change made before the watch was in place)."""
 
 
+def _brief_lock_waits() -> None:
+    """The reader thread's reads of state.db wait out an agent's lock briefly: the views
+    say "locked" and try again, instead of queueing every read behind a five-second wait."""
+    pausing.wait_at_most(READER_STATE_DB_WAIT)
+
+
 class Workspace(QObject):
     sig_store_status = Signal(object)  # StoreStatus
     sig_changed = Signal(object)  # Change
@@ -239,7 +250,7 @@ class Workspace(QObject):
         self.connection = "local"
         self.connection_message = ""
         self.statuses: dict[str, StoreStatus] = {}
-        self._reader = ThreadPoolExecutor(1, thread_name_prefix="hermes-read")
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="hermes-read", initializer=_brief_lock_waits)
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="hermes-write")
         self._pending_kinds: set[str] = set()
         self._pending_skill_paths: set[str] | None = set()  # None: unknown, rescan

@@ -11,6 +11,10 @@ CLI, the tests) a pause point does nothing.
 Long work also holds off the cycle collector while it makes its many objects
 (:func:`gc_paused`), and a host that collects from its own thread asks whether such work
 runs now (:func:`gc_pause_active`).
+
+A host's reader thread can also wait less for a ``state.db`` another process has locked
+(:func:`wait_at_most`): it says "locked" and tries again, rather than queue every later
+read behind one long wait.
 """
 
 from __future__ import annotations
@@ -82,3 +86,17 @@ def gc_paused() -> Iterator[None]:
             _pauses[0] -= 1
         if was_enabled:
             gc.enable()
+
+
+_this_thread = threading.local()
+
+
+def wait_at_most(seconds: float) -> None:
+    """Reads of ``state.db`` opened in this thread without a lock wait of their own wait
+    at most ``seconds`` for another process's lock."""
+    _this_thread.state_db_wait = seconds
+
+
+def state_db_wait_here(default: float) -> float:
+    """The lock wait of a ``state.db`` read opened in this thread without one of its own."""
+    return getattr(_this_thread, "state_db_wait", default)

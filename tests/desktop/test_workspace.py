@@ -201,3 +201,28 @@ def _recording(call, threads):
         return call(method, params)
 
     return record
+
+
+def test_a_read_of_a_locked_state_db_waits_briefly_and_says_locked(qtbot, home, workspace):
+    import sqlite3
+
+    from hermes_memory.sessions import SessionWriter, create_early_db
+    from hermes_studio.workspace import READER_STATE_DB_WAIT
+
+    create_early_db(home.state_db)
+    with SessionWriter(home.state_db) as writer:
+        writer.create_session("s1", "cli")
+        writer.append_message("s1", "user", "hello")
+    agent = sqlite3.connect(home.state_db, isolation_level=None)
+    agent.execute("PRAGMA journal_mode = DELETE")  # a WAL reader is never held off
+    agent.execute("BEGIN EXCLUSIVE")
+    try:
+        answers = []
+        workspace.call("sessions_transcript", {"session_id": "s1"}, answers.append)
+        qtbot.waitUntil(lambda: bool(answers), timeout=10000)
+    finally:
+        agent.execute("ROLLBACK")
+        agent.close()
+    # the reader thread waited its own brief while, not the five seconds a CLI read waits
+    assert answers[0]["state"] == "locked"
+    assert f"stayed locked for {READER_STATE_DB_WAIT:g} s" in answers[0]["error"]

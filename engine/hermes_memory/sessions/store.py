@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..home import HermesHome
+from ..pausing import state_db_wait_here
 from .errors import (
     SessionDBInvalid,
     SessionDBMissing,
@@ -153,11 +154,11 @@ class SessionStore:
         self,
         path: str | os.PathLike[str],
         *,
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        busy_timeout: float | None = None,
         home: HermesHome | None = None,
     ) -> None:
         self.path = Path(path)
-        self.busy_timeout = busy_timeout
+        self.busy_timeout = busy_timeout = state_db_wait_here(DEFAULT_BUSY_TIMEOUT) if busy_timeout is None else busy_timeout
         self.home = home
         if not self.path.exists():
             raise SessionDBMissing(
@@ -191,7 +192,7 @@ class SessionStore:
         cls,
         source: HermesHome | str | os.PathLike[str] | SessionStore,
         *,
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        busy_timeout: float | None = None,
     ) -> SessionStore:
         if isinstance(source, SessionStore):
             return source

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 import pytest
 from sessions_helpers import T0
 
+from hermes_memory import pausing
 from hermes_memory.sessions import (
     SessionDBInvalid,
     SessionDBLocked,
@@ -16,6 +18,7 @@ from hermes_memory.sessions import (
     search_messages,
     session_search,
 )
+from hermes_memory.sessions.store import DEFAULT_BUSY_TIMEOUT
 
 
 @pytest.fixture
@@ -159,6 +162,25 @@ def test_locked_database_gives_a_clear_error(tmp_path):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_a_thread_told_to_wait_briefly_opens_its_reads_with_that_wait(tmp_path):
+    path = create_early_db(tmp_path / "state.db")
+    waits: dict[str, float] = {}
+
+    def reader() -> None:
+        pausing.wait_at_most(0.25)
+        with SessionStore(path) as store:
+            waits["told"] = store.busy_timeout
+        with SessionStore(path, busy_timeout=3.0) as store:
+            waits["own"] = store.busy_timeout  # a read with a wait of its own keeps it
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    thread.join()
+    with SessionStore(path) as store:
+        waits["other thread"] = store.busy_timeout
+    assert waits == {"told": 0.25, "own": 3.0, "other thread": DEFAULT_BUSY_TIMEOUT}
 
 
 def test_locked_after_open_is_reported_not_crashed(tmp_path):

@@ -203,8 +203,28 @@ def last_home() -> tuple[HermesHome, bool] | None:
     return None
 
 
+def instead_of_the_bundled_demo(home: HermesHome, demo: bool) -> tuple[HermesHome, bool]:
+    """The bundled demo home is the package's own data (read-only in an install, shared by
+    every user, replaced by an update): a home inside it opens the private copy instead."""
+    if getattr(home, "remote", False):
+        return home, demo
+    try:
+        bundled = home.root.resolve().is_relative_to(bundled_demo_home().resolve())
+    except OSError:
+        return home, demo
+    if not bundled:
+        return home, demo
+    print(f"{APP_ID}: {home.root} is the demo home shipped with the app; opening your "
+          "private copy of it instead, so the package stays as installed.", file=sys.stderr)  # fmt: skip
+    return HermesHome.resolve(demo_home_copy(), home.profile), True
+
+
 def choose_home(args: argparse.Namespace) -> tuple[HermesHome, bool]:
     """The home to open and whether it is the demo copy; :class:`HomeError` if unusable."""
+    return instead_of_the_bundled_demo(*_chosen_home(args))
+
+
+def _chosen_home(args: argparse.Namespace) -> tuple[HermesHome, bool]:
     if args.profile:
         check_profile_name(args.profile)  # before copying anything
     if args.demo:
@@ -315,6 +335,7 @@ def _error_window(args: argparse.Namespace, exc: HomeError) -> HomeErrorWindow:
         home = HermesHome.resolve(None if is_ssh_url(args.home) else args.home)
 
     def open_window(chosen: HermesHome, demo: bool) -> MainWindow:
+        chosen, demo = instead_of_the_bundled_demo(chosen, demo)
         window = MainWindow(chosen, view=args.view, demo=demo)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         window.show()

@@ -717,9 +717,12 @@ class MainWindow(QMainWindow):
     # --- switching homes --------------------------------------------------------------
     def open_home(self, home: HermesHome, demo: bool = False) -> MainWindow | None:
         """Replace this window with one on ``home``; None if this one refused to close."""
+        from .app import StartupError, instead_of_the_bundled_demo  # the app imports this module
+
         try:
+            home, demo = instead_of_the_bundled_demo(home, demo)
             home.require()
-        except HomeError as exc:
+        except (HomeError, StartupError) as exc:
             QMessageBox.warning(self, "Cannot open that home", str(exc))
             return None
         window = MainWindow(home, view=self.current_view(), demo=demo, settings=self.settings)

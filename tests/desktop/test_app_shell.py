@@ -157,6 +157,25 @@ def test_demo_opens_a_private_copy_and_leaves_the_bundled_one_untouched(run_main
     assert snapshot(bundled) == before
 
 
+def test_the_bundled_demo_opened_by_path_opens_the_private_copy(run_main, opened, tmp_path, qtbot, home):
+    bundled = studio_app.bundled_demo_home()
+    before = snapshot(bundled)
+
+    code, _, err = run_main("--home", str(bundled), "--screenshot", str(tmp_path / "demo.png"))
+
+    assert code == 0, err
+    assert "shipped with the app" in err
+    assert [(home.path, demo) for home, demo in opened] == [(demo_copy_path(), True)]
+    # and from a window's File > Open Home…
+    window = MainWindow(home)
+    qtbot.addWidget(window)
+    other = window.open_home(HermesHome.resolve(bundled))
+    assert other is not None
+    assert (other.home.path, other.demo) == (demo_copy_path(), True)
+    other.close()  # and deletes itself
+    assert snapshot(bundled) == before  # no history folder, no lock file in the package
+
+
 def test_demo_copy_is_made_once_and_then_reused(run_main, tmp_path):
     bundled = studio_app.bundled_demo_home()
     before = snapshot(bundled)

@@ -475,10 +475,11 @@ class GraphBuilder:
                 self._card_edges = {}
         matcher = self._matcher
         known = self._card_edges
+        texts = [card.title + "\n" + card.body for card in cards]
+        matcher.prepare(text for text in texts if text not in known)
         result = []
         fresh = {}
-        for card in cards:
-            text = card.title + "\n" + card.body
+        for text in texts:
             hit = known.get(text)
             if hit is None:
                 hit = matcher.top(text)

@@ -60,25 +60,31 @@ def _name_tokens(lowered: list[str]) -> list[set[str]]:
     ]
 
 
-#: Stands between the names in :func:`_flat_name_tokens`: a token of its own there.
+#: Stands between the names in :func:`_lowered_and_flat`, and, translated, becomes a
+#: token of its own there (a NUL in a name is a separator like any other character
+#: outside [a-z0-9]).
+_BETWEEN_NAMES = " \n "
 _END_OF_NAME = "\x00"
-# _ASCII_SEPARATORS that keeps the end-of-name marks (a one-to-one table, which
-# str.translate applies many times faster than one that maps a character to several).
-_FLAT_SEPARATORS = {**_ASCII_SEPARATORS, ord(_END_OF_NAME): _END_OF_NAME}
+# _ASCII_SEPARATORS with line breaks (only ever between names) as end-of-name marks: a
+# one-to-one table, which str.translate applies many times faster than one that maps a
+# character to several.
+_FLAT_SEPARATORS = {**_ASCII_SEPARATORS, ord("\n"): _END_OF_NAME}
 
 
-def _flat_name_tokens(lowered: list[str]) -> tuple[list[str], list[int]] | None:
-    """Every name's ``[a-z0-9]`` runs in order, and for each the position of its name
-    (runs under three characters included: no text token ever equals one), found by one
-    translation and one split over all the names at once; or None for names that are not
-    ASCII or hold a NUL (then :func:`_name_tokens`)."""
-    joined = f" {_END_OF_NAME} ".join(lowered)
-    if not joined.isascii() or joined.count(_END_OF_NAME) != len(lowered) - 1:
-        return None
-    flat = joined.translate(_FLAT_SEPARATORS).split()
+def _lowered_and_flat(names: Sequence[str]) -> tuple[list[str], tuple[list[str], list[int]] | None]:
+    """The names lower-cased and, for ASCII names without line breaks, every name's
+    ``[a-z0-9]`` runs in order with the position of each one's name (runs under three
+    characters included: no text token ever equals one); found by one ``lower``, one
+    translation and two splits over all the names at once. None for other names (then
+    :func:`_name_tokens`)."""
+    joined = _BETWEEN_NAMES.join(names)
+    if not joined.isascii() or joined.count("\n") != len(names) - 1:
+        return [name.lower() for name in names], None
+    lowered = joined.lower()  # ASCII: letter by letter, as each name's own lower()
+    flat = lowered.translate(_FLAT_SEPARATORS).split()
     # the position of a token's name: how many end-of-name marks come before it
     owners = list(accumulate(map(eq, flat, repeat(_END_OF_NAME)), initial=0))
-    return flat, owners
+    return lowered.split(_BETWEEN_NAMES), (flat, owners)
 
 
 def skill_edges(nodes: Sequence[SkillNodeLike]) -> list[tuple[str, str]]:
@@ -131,10 +137,9 @@ class SkillMatcher:
 
     def __init__(self, names: Iterable[str]) -> None:
         self.names = tuple(names)
-        lowered_names = [name.lower() for name in self.names]
+        lowered_names, self._flat = _lowered_and_flat(self.names)
         self._by_token: dict[str, list[int]] = {}
         self._looked_up: set[str] = set()  # tokens whose names are in _by_token (if any)
-        self._flat = _flat_name_tokens(lowered_names)
         if self._flat is None:  # index every token now, name by name
             by_token: defaultdict[str, list[int]] = defaultdict(list)
             for position, name_tokens in enumerate(_name_tokens(lowered_names)):

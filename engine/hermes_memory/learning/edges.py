@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import accumulate, compress, repeat
 from operator import eq, le
 from typing import Any, Protocol
@@ -87,24 +87,21 @@ def _lowered_and_flat(names: Sequence[str]) -> tuple[list[str], tuple[list[str],
     return lowered.split(_BETWEEN_NAMES), (flat, owners)
 
 
-def skill_edges(nodes: Sequence[SkillNodeLike]) -> list[tuple[str, str]]:
-    """Undirected ``(min, max)`` name pairs for declared relations inside ``nodes``."""
-    names = {node.name for node in nodes}
-    seen: set[tuple[str, str]] = set()
-    edges: list[tuple[str, str]] = []
+def skill_edges(nodes: Sequence[SkillNodeLike], names: Collection[str] | None = None) -> list[tuple[str, str]]:
+    """Undirected ``(min, max)`` name pairs for declared relations inside ``nodes``, in
+    the order first declared. ``names``: the names of ``nodes``, when the caller has them."""
+    if names is None:
+        names = {node.name for node in nodes}
+    edges: dict[tuple[str, str], None] = {}  # (a dict keeps the first place of each)
     for node in nodes:
         related = node.related
         if not related:
             continue
         name = node.name
         for other in related:
-            if other not in names or other == name:
-                continue
-            pair = (name, other) if name < other else (other, name)
-            if pair not in seen:
-                seen.add(pair)
-                edges.append(pair)
-    return edges
+            if other in names and other != name:
+                edges[(name, other) if name < other else (other, name)] = None
+    return list(edges)
 
 
 def density_stats(nodes: Sequence[SkillNodeLike], edges: Sequence[tuple[str, str]]) -> dict[str, Any]:

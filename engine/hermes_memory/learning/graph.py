@@ -34,7 +34,7 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain, compress, count
 from operator import is_not
@@ -433,7 +433,8 @@ class GraphBuilder:
                 agent_created += 1
             if payload["useCount"] > 0:
                 used += 1
-        relations, relation_dicts, linked = _relations(shown_skills)
+        # every skill shown: their names are those health has (duplicates share them)
+        relations, relation_dicts, linked = _relations(shown_skills, health.names if len(shown_skills) == len(skills) else None)
         part = _SkillPart(
             include_all=include_all,
             usage=usage,
@@ -588,10 +589,12 @@ class GraphBuilder:
         return payload, None if part.fresh is None else part.fresh + memory_nodes
 
 
-def _relations(shown: list[Skill]) -> tuple[list[tuple[str, str]], list[dict[str, str]], int]:
+def _relations(
+    shown: list[Skill], names: Collection[str] | None = None
+) -> tuple[list[tuple[str, str]], list[dict[str, str]], int]:
     """The declared skill-skill edges, as pairs and as payload dicts, and how many skills
-    they touch."""
-    relations = skill_edges(shown)
+    they touch. ``names``: the names of ``shown``, when at hand."""
+    relations = skill_edges(shown, names)
     dicts = [{"source": a, "target": b} for a, b in relations]
     return relations, dicts, len(set(chain.from_iterable(relations)))
 

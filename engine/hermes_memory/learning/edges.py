@@ -71,20 +71,26 @@ _END_OF_NAME = "\x00"
 _FLAT_SEPARATORS = {**_ASCII_SEPARATORS, ord("\n"): _END_OF_NAME}
 
 
-def _lowered_and_flat(names: Sequence[str]) -> tuple[list[str], tuple[list[str], list[int]] | None]:
-    """The names lower-cased and, for ASCII names without line breaks, every name's
-    ``[a-z0-9]`` runs in order with the position of each one's name (runs under three
-    characters included: no text token ever equals one); found by one ``lower``, one
-    translation and two splits over all the names at once. None for other names (then
+def _lowered_and_flat(names: Sequence[str]) -> tuple[list[str], str | None]:
+    """The names lower-cased and, for ASCII names without line breaks, all of them as one
+    text of their ``[a-z0-9]`` runs separated by spaces, with an end-of-name mark after
+    each name's (see :func:`_flat_tokens`); found by one ``lower``, one translation and
+    one split over all the names at once. None for other names (then
     :func:`_name_tokens`)."""
     joined = _BETWEEN_NAMES.join(names)
     if not joined.isascii() or joined.count("\n") != len(names) - 1:
         return [name.lower() for name in names], None
     lowered = joined.lower()  # ASCII: letter by letter, as each name's own lower()
-    flat = lowered.translate(_FLAT_SEPARATORS).split()
+    return lowered.split(_BETWEEN_NAMES), lowered.translate(_FLAT_SEPARATORS)
+
+
+def _flat_tokens(flat_text: str) -> tuple[list[str], list[int]]:
+    """The runs of a text from :func:`_lowered_and_flat` in order (runs under three
+    characters included: no text token ever equals one), and for each the position of
+    its name, plus one more (the count after the last)."""
+    flat = flat_text.split()
     # the position of a token's name: how many end-of-name marks come before it
-    owners = list(accumulate(map(eq, flat, repeat(_END_OF_NAME)), initial=0))
-    return lowered.split(_BETWEEN_NAMES), (flat, owners)
+    return flat, list(accumulate(map(eq, flat, repeat(_END_OF_NAME)), initial=0))
 
 
 def skill_edges(nodes: Sequence[SkillNodeLike], names: Collection[str] | None = None) -> list[tuple[str, str]]:
@@ -134,10 +140,10 @@ class SkillMatcher:
 
     def __init__(self, names: Iterable[str]) -> None:
         self.names = tuple(names)
-        lowered_names, self._flat = _lowered_and_flat(self.names)
+        lowered_names, self._flat_text = _lowered_and_flat(self.names)
         self._by_token: dict[str, list[int]] = {}
         self._looked_up: set[str] = set()  # tokens whose names are in _by_token (if any)
-        if self._flat is None:  # index every token now, name by name
+        if self._flat_text is None:  # index every token now, name by name
             by_token: defaultdict[str, list[int]] = defaultdict(list)
             for position, name_tokens in enumerate(_name_tokens(lowered_names)):
                 for token in name_tokens:
@@ -170,15 +176,15 @@ class SkillMatcher:
         self._index(wanted)
 
     def _index(self, wanted: set[str]) -> None:
-        if self._flat is None:
+        if self._flat_text is None:
             return
         missing = wanted - self._looked_up
         if not missing:
             return
         self._looked_up |= missing
-        flat, owners = self._flat
+        # made again each time (a few ms): kept, the strings of 10,000 names would hold 2 MB
+        flat, owners = _flat_tokens(self._flat_text)
         by_token = self._by_token
-        # (owners holds one more: the count after the last token)
         for token, position in compress(zip(flat, owners, strict=False), map(missing.__contains__, flat)):
             hits = by_token.get(token)
             if hits is None:

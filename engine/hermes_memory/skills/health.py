@@ -245,14 +245,15 @@ class NodeHealth:
     """The graph's badge codes (``healthCodes``) for one scan at one moment: the same
     rules as :func:`skill_findings`, without building the messages.
 
-    Built once per graph build; :meth:`codes` is asked of every skill with the values
-    the graph has already worked out from its usage record, so nothing is looked up
-    twice. ``key`` says what, beyond a skill's own file and record, the codes depend on
+    Built once per graph build. The graph applies the rules of :meth:`codes` inline to
+    the values it has already worked out from each usage record (see
+    ``learning.graph.skill_payload``), so nothing is looked up twice; the two are tested
+    to agree. ``key`` says what, beyond a skill's own file and record, the codes depend on
     (the day, the size threshold, the set of names): while it is unchanged, codes worked
     out by an earlier build still hold.
     """
 
-    __slots__ = ("names", "sizes", "serial", "threshold", "now", "cutoff", "key")
+    __slots__ = ("names", "sizes", "serial", "threshold", "size_limit", "now", "cutoff", "key")
 
     def __init__(self, scan: SkillScan, now: float, previous: NodeHealth | None = None) -> None:
         if previous is not None and scan.base is not None and scan.base == previous.serial:
@@ -277,7 +278,9 @@ class NodeHealth:
         self.names = names
         self.sizes = sizes  # of the scan's skills, sorted
         self.serial = scan.serial
-        self.threshold = outlier_threshold(sizes)
+        self.threshold = threshold = outlier_threshold(sizes)
+        #: a SKILL.md over this many bytes is oversized (or over the limit)
+        self.size_limit = OVERSIZED_CAP if threshold is None else min(OVERSIZED_CAP, threshold)
         self.now = now
         self.cutoff = now - STALE_DAYS * _DAY
         self.key = (int(now // _DAY), self.threshold, names)
@@ -311,14 +314,12 @@ class NodeHealth:
         ):
             codes = []  # the usual case
         else:
-            codes = [item[0] for item in _frontmatter_findings(skill)]
+            codes = self.frontmatter_codes(skill)
         related = skill.related
         if related and not self.names.issuperset(related):
             codes.append("related-unknown")
-        size = skill.size
-        threshold = self.threshold
-        if size > OVERSIZED_CAP or (threshold is not None and size > threshold):
-            codes.append("over-limit" if size > MAX_SKILL_CHARS else "oversized")
+        if skill.size > self.size_limit:
+            codes.append(self.size_code(skill.size))
         if skill.source != PROFILE:
             return codes
         # _usage_state, from the values already read
@@ -338,6 +339,16 @@ class NodeHealth:
             if when and when < cutoff:
                 codes.append("never-used")
         return codes
+
+    @staticmethod
+    def frontmatter_codes(skill: Skill) -> list[str]:
+        """The codes of what is wrong with the frontmatter, its name or description."""
+        return [item[0] for item in _frontmatter_findings(skill)]
+
+    @staticmethod
+    def size_code(size: int) -> str:
+        """The code for a SKILL.md of ``size`` bytes, over :attr:`size_limit`."""
+        return "over-limit" if size > MAX_SKILL_CHARS else "oversized"
 
     def codes_from_record(self, skill: Skill, record: dict[str, Any]) -> list[str]:
         get = record.get

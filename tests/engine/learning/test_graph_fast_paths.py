@@ -146,3 +146,22 @@ def test_matcher_on_names_with_repeated_short_and_non_ascii_tokens_equals_the_na
     """Names such as "api-api-2", "x", "Api", "" or "résumé-db" index their tokens like any."""
     matcher = SkillMatcher(names)
     assert [matcher.top(text) for text in texts] == memory_skill_edges_naive(texts, names)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from([*_NAME_PIECES, "\x00", "\n", "docker"]), min_size=1, max_size=5).map("".join),
+             max_size=30, unique=True),
+    st.lists(st.lists(st.sampled_from([*_NAME_PIECES, " ", "\n", "docker", "\x00"]), max_size=30).map("".join),
+             min_size=1, max_size=4),
+    st.integers(0, 4),
+)
+@example(["Docker", "docker", "docker-api"], ["docker api", "DOCKER"], 1)  # names the same lower-cased
+def test_matcher_indexing_what_some_texts_need_first_equals_the_naive_algorithm(names, texts, prepared):
+    """The tokens of names are indexed as texts need them: after :meth:`prepare` on some
+    texts, the others still score every name (NULs and line breaks in names included)."""
+    matcher = SkillMatcher(names)
+    matcher.prepare(texts[:prepared])
+    assert [matcher.top(text) for text in texts] == memory_skill_edges_naive(texts, names)
+    for limit in (0, 1, 10):
+        assert [matcher.top(text, limit) for text in texts] == [_naive_top(text, names, limit) for text in texts]

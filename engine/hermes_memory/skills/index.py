@@ -39,9 +39,10 @@ from ..home import HermesHome
 from ..pausing import gc_paused, pause_point
 from .frontmatter import (
     frontmatter_text,
-    head_fields,
+    head_entries,
     load_frontmatter_diagnosed,
     load_frontmatter_mapping,
+    value_items,
 )
 from .roots import (
     BASE,
@@ -277,20 +278,7 @@ def _text(value: Any) -> str:
     return str(value).strip()
 
 
-def _string_list(value: Any) -> tuple[str, ...]:
-    """A list (or the tuple the fast reader gives for one) as strings with blanks
-    dropped; the naive YAML fallback gives ``"[a, b]"``."""
-    if isinstance(value, list | tuple):
-        for item in value:
-            if item.__class__ is not str or not item or item != item.strip():
-                break
-        else:
-            return tuple(value)  # the usual list of tags or names, nothing to drop
-        return tuple(text for text in (str(item).strip() for item in value if item is not None) if text)
-    if isinstance(value, str):  # also drop the quotes YAML would have removed
-        items = (item.strip().strip("'\"").strip() for item in value.strip().strip("[]").split(","))
-        return tuple(item for item in items if item)
-    return ()
+_string_list = value_items  # (the full reading shares it)
 
 
 def _hermes_meta(frontmatter: dict[str, Any]) -> dict[str, Any]:
@@ -305,45 +293,35 @@ _EMPTY: dict[str, Any] = {}
 def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
     yaml_text = frontmatter_text(text)
     if yaml_text is not None:
-        fields = head_fields(yaml_text)
+        fields = head_entries(yaml_text)
         if fields is not None:
-            return _parsed_from_fields(fields, yaml_text, dir_name, rel_parts)
+            # What _parse_head_fully gives for a simple, valid frontmatter, from the line
+            # entries of its fields, which hold each value as a text field and as a list
+            declared, description, category, related, tags, _, _, hermes_category, hermes_related, hermes_tags = fields
+            if declared[2].__class__ is str:
+                name = declared[4]
+                check = None if name else _BLANK_NAME
+            else:
+                name, check = _odd_name(declared[2])
+            return _Parsed(
+                name or dir_name.strip(),
+                # <category>/<skill>/SKILL.md; a flat skill is "general" (upstream said "skills")
+                category[4] or hermes_category[4] or (rel_parts[-2] if len(rel_parts) >= 2 else "general"),
+                description[4],
+                (hermes_tags if hermes_tags[2] else tags)[5],
+                (related if related[2] else hermes_related)[5],
+                yaml_text, None, check,
+            )  # fmt: skip
     return _parse_head_fully(text, yaml_text, dir_name, rel_parts)
 
 
-def _parsed_from_fields(fields: tuple, yaml_text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
-    """What :func:`_parse_head_fully` gives for a simple, valid frontmatter, from the
-    fields :func:`head_fields` read (whose flow lists are tuples)."""
-    declared, description, category, related, tags, _, _, hermes_category, hermes_related, hermes_tags = fields
-    check = None
-    if declared.__class__ is str:
-        name = declared.strip()
-        if not name:
-            check = _BLANK_NAME
-    else:
-        if declared.__class__ is tuple:
-            declared = list(declared)
-        name = _text(declared)
-        shown = None if declared is None else str(declared).strip() or None
-        if shown != name:
-            check = FrontmatterCheck(None, None, shown)
-    if category.__class__ is str and category:
-        category = category.strip() or _field_text(hermes_category)
-    else:
-        category = _field_text(category) or _field_text(hermes_category)
-    if not category:
-        # <category>/<skill>/SKILL.md; a flat skill is "general" (upstream said "skills")
-        category = rel_parts[-2] if len(rel_parts) >= 2 else "general"
-    return _Parsed(
-        name or dir_name.strip(), category,
-        description.strip() if description.__class__ is str else _field_text(description),
-        _string_list(hermes_tags or tags), _string_list(related or hermes_related), yaml_text, None, check,
-    )  # fmt: skip
-
-
-def _field_text(value: Any) -> str:
-    """:func:`_text` of a value from :func:`head_fields` (a flow list is a tuple there)."""
-    return "" if value.__class__ is tuple else _text(value)
+def _odd_name(declared: Any) -> tuple[str, FrontmatterCheck | None]:
+    """The name, and what health reports, for a ``name`` that is null or a flow list."""
+    if declared.__class__ is tuple:
+        declared = list(declared)
+    name = _text(declared)
+    shown = None if declared is None else str(declared).strip() or None
+    return name, FrontmatterCheck(None, None, shown) if shown != name else None
 
 
 def _parse_head_fully(text: str, yaml_text: str | None, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:

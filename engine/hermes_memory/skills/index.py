@@ -652,6 +652,7 @@ class SkillIndex:
         now_ns = run.now_ns
         budget = MAX_WALK_DIRS  # bounds, so a root set too wide cannot crawl the disk
         too_deep = False
+        parsed = 0  # files read in line below (added to files_parsed at the end)
         try:
             while stack:
                 pause_point()  # (one folder is a short step: see hermes_memory.pausing)
@@ -664,45 +665,48 @@ class SkillIndex:
                     break
                 directory, rel, parent = stack.pop()
                 known_st = None  # the directory's stat, when the in-line read below took it
+                support = None  # its support folder as a listing's subdirs, when looked for
                 if parent is not None and directory not in dirs:
                     # A folder not seen before (a cold scan: nearly every folder). The
-                    # usual skill folder, one with no subfolders, is read here in line,
-                    # as the general path below would read it: one stat relative to the
-                    # open parent, then SKILL.md opened without a link. Anything else
-                    # (a read that fails, subfolders) takes the general path, given the
-                    # stat.
+                    # usual skill folder, one with no subfolders but perhaps a support
+                    # folder, is read here in line, as the general path below would read
+                    # it: one stat relative to the open parent (and one for the support
+                    # folder), then SKILL.md opened without a link. Anything else (a read
+                    # that fails, other subfolders) takes the general path, given the stat.
                     dir_name = rel[-1]
+                    fd = parent.fd
                     try:
-                        known_st = st = os.stat(dir_name, dir_fd=parent.fd)
+                        known_st = st = os.stat(dir_name, dir_fd=fd)
                     except OSError:
                         parent.release()
                         continue  # gone (as _listing finds it)
+                    links = st.st_nlink
+                    if links == 3:
+                        support = _support_folder(directory, (fd, dir_name))
+                    elif links == 2:
+                        support = ()
                     probe = directory + _SKILL_MD_SUFFIX
-                    if st.st_nlink == 2 and probe not in files:
+                    if support is not None and probe not in files:
                         try:
-                            text, file_st = read_head(
-                                probe, follow_links=False, at=(parent.fd, dir_name + _SKILL_MD_SUFFIX)
-                            )
+                            text, file_st = read_head(probe, follow_links=False, at=(fd, dir_name + _SKILL_MD_SUFFIX))
                         except (OSError, SkillReadError):
                             text = None
                         if text is not None:
                             parent.release()
-                            self.files_parsed += 1
+                            parsed += 1
                             entry = parse_head(text, dir_name, rel)
-                            entry.mtime_ns = file_mtime = file_st.st_mtime_ns
+                            entry.mtime_ns = mtime_ns = file_st.st_mtime_ns
                             entry.size = file_st.st_size
-                            if now_ns - file_mtime >= _RACY_NS:
+                            # (neither is in the cache, so neither is in its racy sets)
+                            if now_ns - mtime_ns >= _RACY_NS:
                                 entry.trusted = True
-                                racy_files.discard(probe)
                             else:
                                 racy_files.add(probe)
                             files[probe] = entry
                             mtime_ns = st.st_mtime_ns
                             trusted = now_ns - mtime_ns >= _RACY_NS
-                            dirs[directory] = _DirListing(mtime_ns, trusted, probe, (), ())
-                            if trusted:
-                                racy_dirs.discard(directory)
-                            else:
+                            dirs[directory] = _DirListing(mtime_ns, trusted, probe, support, ())
+                            if not trusted:
                                 racy_dirs.add(directory)
                             seen_dirs.add(directory)
                             seen_files.add(probe)
@@ -710,7 +714,9 @@ class SkillIndex:
                             continue
                 try:
                     at = None if parent is None else (parent.fd, rel[-1])
-                    listing = self._listing(directory, real_top, run, at, is_root=not rel, st=known_st)
+                    listing = self._listing(
+                        directory, real_top, run, at, is_root=not rel, st=known_st, support=support
+                    )
                     if listing is not None and listing.skill_md is _LEAF:
                         # No subdirectories, so SKILL.md is all there is to find: open it
                         # directly (no link, regular file) instead of listing the directory.
@@ -760,6 +766,7 @@ class SkillIndex:
                     # that the walk finds skills already sorted by path)
                     stack.extend([(path, parts, folder) for path, parts in reversed(below)])
         finally:
+            self.files_parsed += parsed
             for folder in opened:
                 folder.close()
         if too_deep:
@@ -777,9 +784,13 @@ class SkillIndex:
         *,
         is_root: bool,
         st: os.stat_result | None = None,
+        support: tuple[tuple[str, str, bool], ...] | None = None,
     ) -> _DirListing | None:
         """``at``: (the parent folder's fd, the directory's name), to stat relative to it;
-        ``st``: the directory's stat, if the caller just took it (then it is not cached)."""
+        ``st``: the directory's stat, if the caller just took it (then it is not cached),
+        and ``support`` what :func:`_support_folder` found in it then (the caller looks
+        when the stat shows one subdirectory)."""
+        looked = st is not None
         cached = self._dirs.get(directory)
         if cached is not None and cached.trusted and run.trust and not run.is_dirty_dir(directory):
             return cached
@@ -798,17 +809,10 @@ class SkillIndex:
             if links == 2:
                 return _DirListing(mtime_ns, trusted, _LEAF, (), ())
             if links == 3:  # one subdirectory: a skill's support folder needs no listing
-                for name in _SUPPORT_ORDER:
-                    path = directory + os.sep + name
-                    try:
-                        if at is None:
-                            mode = os.lstat(path).st_mode
-                        else:
-                            mode = os.stat(at[1] + os.sep + name, dir_fd=at[0], follow_symlinks=False).st_mode
-                        if stat.S_ISDIR(mode):
-                            return _DirListing(mtime_ns, trusted, _LEAF, ((name, path, False),), ())
-                    except OSError:
-                        continue
+                if not looked:
+                    support = _support_folder(directory, at)
+                if support is not None:
+                    return _DirListing(mtime_ns, trusted, _LEAF, support, ())
         return self._list(directory, real_top, mtime_ns, trusted, is_root=is_root)
 
     def _list(
@@ -954,6 +958,22 @@ class SkillIndex:
         )
         entry.skill = skill
         return skill
+
+
+def _support_folder(directory: str, at: tuple[int, str] | None) -> tuple[tuple[str, str, bool]] | None:
+    """A folder's one subdirectory as its listing's subdirs, if it is a support folder
+    (``references/`` and the like; not a link); None if none is."""
+    for name in _SUPPORT_ORDER:
+        try:
+            if at is None:
+                mode = os.lstat(directory + os.sep + name).st_mode
+            else:
+                mode = os.stat(at[1] + os.sep + name, dir_fd=at[0], follow_symlinks=False).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
+            return ((name, directory + os.sep + name, False),)
+    return None
 
 
 def _is_racy(mtime_ns: int, now_ns: int) -> bool:

@@ -18,7 +18,6 @@ import functools
 import operator
 import re
 import sys
-from itertools import repeat
 from typing import Any
 
 _CLOSING_FENCE = re.compile(r"\n---\s*\n")
@@ -482,17 +481,17 @@ def head_entries(yaml_text: str) -> tuple[_LineEntry, ...] | None:
     lines = yaml_text.split("\n")
     if lines[0]:
         return None  # something after the opening fence: leave it to the full reader
-    known = _KNOWN_LINES
-    entries = list(map(known.get, lines, repeat(_MISSING, len(lines))))
-    entries[0] = _BLANK
-    if _MISSING in entries:
+    entries = list(map(_KNOWN_LINES.get, lines))
+    try:
+        shape = tuple(map(_SHAPE, entries))
+    except TypeError:  # (None is not subscriptable) lines not read before
         try:
             for index, entry in enumerate(entries):
-                if entry is _MISSING:
+                if entry is None:
                     entries[index] = _known_line(lines[index])
         except _NotSimple:
             return None
-    shape = tuple(map(_SHAPE, entries))
+        shape = tuple(map(_SHAPE, entries))
     plan = _PLANS.get(shape, _MISSING)
     if plan is _MISSING:
         plan = _plan(shape)

@@ -308,7 +308,7 @@ def value_items(value: Any) -> tuple[str, ...]:
     """A list field (tags, related skills) from its value: a list (or the tuple the fast
     reader gives for a flow list) as strings with blanks dropped; text as the agent's
     naive fallback gives ``"[a, b]"``, split on commas; () for anything else."""
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         for item in value:
             if item.__class__ is not str or not item or item != item.strip():
                 break
@@ -354,14 +354,19 @@ def _common_line(line: str) -> _LineEntry | None:
     spaces, key, value = match.groups()
     if key in RESERVED_WORDS or value in RESERVED_WORDS:
         return None
+    indent = len(spaces)
     if value[0] == "[":
         items = value[1:-1].split(", ")
         if not RESERVED_WORDS.isdisjoint(items):
             return None
         value = tuple(map(sys.intern, items))
-    elif key == "name":
-        value = sys.intern(value)
-    return _entry(len(spaces), key, value, _shape_of(len(spaces), key))
+        # (as _entry makes it: the items are names, so the list needs no cleaning)
+        return (indent, key, value, _shape_of(indent, key), "", value if key in _LIST_KEYS else ())
+    if key in _TEXT_KEYS:  # (the value has no space at its ends)
+        if key == "name":
+            value = sys.intern(value)
+        return (indent, key, value, _shape_of(indent, key), value, ())
+    return _entry(indent, key, value, _shape_of(indent, key))
 
 
 def _known_line(line: str) -> _LineEntry:
@@ -486,9 +491,7 @@ def head_entries(yaml_text: str) -> tuple[_LineEntry, ...] | None:
         shape = tuple(map(_SHAPE, entries))
     except TypeError:  # (None is not subscriptable) lines not read before
         try:
-            for index, entry in enumerate(entries):
-                if entry is None:
-                    entries[index] = _known_line(lines[index])
+            entries = [entry or _known_line(line) for entry, line in zip(entries, lines, strict=True)]
         except _NotSimple:
             return None
         shape = tuple(map(_SHAPE, entries))

@@ -12,10 +12,13 @@ is reused while the directory's mtime is unchanged, a parsed ``SKILL.md`` while 
 mtime is within :data:`RACY_SECONDS` of the scan are re-checked next time, because two
 writes inside one filesystem timestamp tick would otherwise look like none.
 
-A directory whose link count says it has no subdirectories is not listed: its SKILL.md
+A directory whose link count says it has no subdirectories, or just one that a
+``stat`` shows is a support folder (``references/`` and the like), is not listed: its SKILL.md
 is opened directly, refusing links and special files (those, and a missing SKILL.md,
 send it back to an ordinary listing). So a first scan costs one ``stat`` and one read
-per skill and is dominated by reading and parsing the files; a rescan costs two
+per skill (open, ``fstat``, read, close: five system calls in all, the least that tells
+a folder's subfolders, the file's type and its version) and is dominated by reading and
+parsing the files; a rescan costs two
 ``stat`` calls per skill (its directory and its SKILL.md). A caller that watches the
 folders can pass the changed paths (``scan(changed=...)``) and skip those calls for
 everything else.

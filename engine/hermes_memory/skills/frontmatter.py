@@ -18,7 +18,6 @@ import functools
 import operator
 import re
 import sys
-from itertools import repeat
 from typing import Any
 
 _CLOSING_FENCE = re.compile(r"\n---\s*\n")
@@ -285,13 +284,49 @@ def _line(line: str) -> tuple[int, str | None, Any] | None:
 
 # Lines already read: most lines of most SKILL.md files ("author: ...", "metadata:",
 # "  hermes:", tag lists) recur across a home's skills. Each is kept as
-# ``(indent, key, value, shape)``; ``shape`` names what the line does to the structure
-# (its indent, its key, and whether it is an item, opens a block or holds a value), so
-# that the structure of a whole frontmatter is known from the shapes of its lines alone.
-_LineEntry = tuple[int, "str | None", Any, str]
+# ``(indent, key, value, shape, text, items)``; ``shape`` names what the line does to the
+# structure (its indent, its key, and whether it is an item, opens a block or holds a
+# value), so that the structure of a whole frontmatter is known from the shapes of its
+# lines alone. ``text`` and ``items`` are the value as a skill index reads a text field
+# (name, description, category: :func:`value_text`) and a list field (tags,
+# related_skills: :func:`value_items`), worked out once per line, for those keys only.
+_LineEntry = tuple[int, "str | None", Any, str, str, tuple]
 _KNOWN_LINES: dict[str, _LineEntry] = {}
-_BLANK: _LineEntry = (-1, None, None, "")  # a blank or comment line
+_BLANK: _LineEntry = (-1, None, None, "", "", ())  # a blank or comment line
 _MISSING = object()
+_TEXT_KEYS = frozenset({"name", "description", "category"})
+_LIST_KEYS = frozenset({"tags", "related_skills"})
+
+
+def value_text(value: Any) -> str:
+    """A text field (a skill's name, description, category) from a line's value: the
+    text stripped; "" for a list or null."""
+    return value.strip() if value.__class__ is str else ""
+
+
+def value_items(value: Any) -> tuple[str, ...]:
+    """A list field (tags, related skills) from its value: a list (or the tuple the fast
+    reader gives for a flow list) as strings with blanks dropped; text as the agent's
+    naive fallback gives ``"[a, b]"``, split on commas; () for anything else."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            if item.__class__ is not str or not item or item != item.strip():
+                break
+        else:
+            return tuple(value)  # the usual list of tags or names, nothing to drop
+        return tuple(text for text in (str(item).strip() for item in value if item is not None) if text)
+    if isinstance(value, str):  # also drop the quotes YAML would have removed
+        items = (item.strip().strip("'\"").strip() for item in value.strip().strip("[]").split(","))
+        return tuple(item for item in items if item)
+    return ()
+
+
+def _entry(indent: int, key: str | None, value: Any, shape: str) -> _LineEntry:
+    if key in _TEXT_KEYS:
+        return (indent, key, value, shape, value_text(value), ())
+    if key in _LIST_KEYS:
+        return (indent, key, value, shape, "", value_items(value))
+    return (indent, key, value, shape, "", ())
 
 
 # The most common line not read before, "key: value" with a value of the shapes
@@ -319,14 +354,19 @@ def _common_line(line: str) -> _LineEntry | None:
     spaces, key, value = match.groups()
     if key in RESERVED_WORDS or value in RESERVED_WORDS:
         return None
+    indent = len(spaces)
     if value[0] == "[":
         items = value[1:-1].split(", ")
         if not RESERVED_WORDS.isdisjoint(items):
             return None
         value = tuple(map(sys.intern, items))
-    elif key == "name":
-        value = sys.intern(value)
-    return (len(spaces), key, value, _shape_of(len(spaces), key))
+        # (as _entry makes it: the items are names, so the list needs no cleaning)
+        return (indent, key, value, _shape_of(indent, key), "", value if key in _LIST_KEYS else ())
+    if key in _TEXT_KEYS:  # (the value has no space at its ends)
+        if key == "name":
+            value = sys.intern(value)
+        return (indent, key, value, _shape_of(indent, key), value, ())
+    return _entry(indent, key, value, _shape_of(indent, key))
 
 
 def _known_line(line: str) -> _LineEntry:
@@ -350,7 +390,7 @@ def _known_line(line: str) -> _LineEntry:
             value = tuple(map(sys.intern, value))
         elif value.__class__ is str and (key is None or key == "name"):
             value = sys.intern(value)
-        entry = (indent, key, value, sys.intern(f"{indent}{kind}{key or ''}"))
+        entry = _entry(indent, key, value, sys.intern(f"{indent}{kind}{key or ''}"))
     known = _KNOWN_LINES
     if len(known) >= 100_000:
         known.clear()
@@ -387,7 +427,7 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any]:
             parsed = _known_line(line)
         if parsed is _BLANK:
             continue  # blank or comment
-        indent, key, value, _shape = parsed
+        indent, key, value = parsed[0], parsed[1], parsed[2]
         if pending is not None:
             if indent > pending_indent:
                 block: Any = [] if key is None else {}
@@ -420,7 +460,7 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any]:
 
 
 # --- the fields a skill index needs, read from the shapes of the lines -------------------
-#: ``head_fields`` gives these, top level first, then ``metadata.hermes``.
+#: ``head_entries`` gives these, top level first, then ``metadata.hermes``.
 HEAD_FIELDS = ("name", "description", "category", "related_skills", "tags")
 _FieldSource = "int | tuple[int, ...] | None"  # a line's value, a block list's items, absent
 # frontmatter shape (the shapes of its lines) -> where each field's value comes from, or
@@ -429,11 +469,12 @@ _FieldSource = "int | tuple[int, ...] | None"  # a line's value, a block list's 
 _PLANS: dict[tuple[str, ...], tuple | None] = {}
 
 
-def head_fields(yaml_text: str) -> tuple[Any, ...] | None:
-    """The values of :data:`HEAD_FIELDS` at the top level and then in
-    ``metadata.hermes`` (each None when absent or null; flow lists as tuples), exactly
-    as ``load_frontmatter_diagnosed(yaml_text)`` would give them when it reads the text
-    as a simple, valid mapping; None when it would not, or when this shortcut cannot tell.
+def head_entries(yaml_text: str) -> tuple[_LineEntry, ...] | None:
+    """The line entries (see :data:`_LineEntry`) holding :data:`HEAD_FIELDS` at the top
+    level and then in ``metadata.hermes``, exactly as ``load_frontmatter_diagnosed(
+    yaml_text)`` would give their values when it reads the text as a simple, valid
+    mapping; None when it would not, or when this shortcut cannot tell. An absent or
+    null field is :data:`_ABSENT`; a block list, an entry made for it.
 
     Lines seen before cost one dictionary look-up each, and the structure of a
     frontmatter laid out like one seen before costs one more; no mapping is built.
@@ -445,17 +486,15 @@ def head_fields(yaml_text: str) -> tuple[Any, ...] | None:
     lines = yaml_text.split("\n")
     if lines[0]:
         return None  # something after the opening fence: leave it to the full reader
-    known = _KNOWN_LINES
-    entries = list(map(known.get, lines, repeat(_MISSING, len(lines))))
-    entries[0] = _BLANK
-    if _MISSING in entries:
+    entries = list(map(_KNOWN_LINES.get, lines))
+    try:
+        shape = tuple(map(_SHAPE, entries))
+    except TypeError:  # (None is not subscriptable) lines not read before
         try:
-            for index, entry in enumerate(entries):
-                if entry is _MISSING:
-                    entries[index] = _known_line(lines[index])
+            entries = [entry or _known_line(line) for entry, line in zip(entries, lines, strict=True)]
         except _NotSimple:
             return None
-    shape = tuple(map(_SHAPE, entries))
+        shape = tuple(map(_SHAPE, entries))
     plan = _PLANS.get(shape, _MISSING)
     if plan is _MISSING:
         plan = _plan(shape)
@@ -466,13 +505,13 @@ def head_fields(yaml_text: str) -> tuple[Any, ...] | None:
         return None
     entries.append(_ABSENT)
     if plan.__class__ is operator.itemgetter:  # every field a line's value, or absent
-        return tuple(map(_VALUE, plan(entries)))
+        return plan(entries)
     fields = []
-    for source in plan:
+    for key, source in zip(_PLANNED_KEYS, plan, strict=True):
         if source.__class__ is int:
-            fields.append(entries[source][2])
+            fields.append(entries[source])
         else:  # a block list
-            fields.append([_list_value(entries[index][2]) for index in source])
+            fields.append(_entry(-1, key, [_list_value(entries[index][2]) for index in source], ""))
     return tuple(fields)
 
 
@@ -481,8 +520,8 @@ def _list_value(value: Any) -> Any:
 
 
 _SHAPE = operator.itemgetter(3)
-_VALUE = operator.itemgetter(2)
-_ABSENT: _LineEntry = (-1, None, None, "")  # what a plan points at for an absent field
+_ABSENT: _LineEntry = (-1, None, None, "", "", ())  # what a plan points at for an absent field
+_PLANNED_KEYS = HEAD_FIELDS * 2  # the keys of a plan's fields, in order
 
 
 class _Block(dict):

@@ -12,10 +12,13 @@ is reused while the directory's mtime is unchanged, a parsed ``SKILL.md`` while 
 mtime is within :data:`RACY_SECONDS` of the scan are re-checked next time, because two
 writes inside one filesystem timestamp tick would otherwise look like none.
 
-A directory whose link count says it has no subdirectories is not listed: its SKILL.md
+A directory whose link count says it has no subdirectories, or just one that a
+``stat`` shows is a support folder (``references/`` and the like), is not listed: its SKILL.md
 is opened directly, refusing links and special files (those, and a missing SKILL.md,
 send it back to an ordinary listing). So a first scan costs one ``stat`` and one read
-per skill and is dominated by reading and parsing the files; a rescan costs two
+per skill (open, ``fstat``, read, close: five system calls in all, the least that tells
+a folder's subfolders, the file's type and its version) and is dominated by reading and
+parsing the files; a rescan costs two
 ``stat`` calls per skill (its directory and its SKILL.md). A caller that watches the
 folders can pass the changed paths (``scan(changed=...)``) and skip those calls for
 everything else.
@@ -39,9 +42,10 @@ from ..home import HermesHome
 from ..pausing import gc_paused, pause_point
 from .frontmatter import (
     frontmatter_text,
-    head_fields,
+    head_entries,
     load_frontmatter_diagnosed,
     load_frontmatter_mapping,
+    value_items,
 )
 from .roots import (
     BASE,
@@ -277,20 +281,7 @@ def _text(value: Any) -> str:
     return str(value).strip()
 
 
-def _string_list(value: Any) -> tuple[str, ...]:
-    """A list (or the tuple the fast reader gives for one) as strings with blanks
-    dropped; the naive YAML fallback gives ``"[a, b]"``."""
-    if isinstance(value, list | tuple):
-        for item in value:
-            if item.__class__ is not str or not item or item != item.strip():
-                break
-        else:
-            return tuple(value)  # the usual list of tags or names, nothing to drop
-        return tuple(text for text in (str(item).strip() for item in value if item is not None) if text)
-    if isinstance(value, str):  # also drop the quotes YAML would have removed
-        items = (item.strip().strip("'\"").strip() for item in value.strip().strip("[]").split(","))
-        return tuple(item for item in items if item)
-    return ()
+_string_list = value_items  # (the full reading shares it)
 
 
 def _hermes_meta(frontmatter: dict[str, Any]) -> dict[str, Any]:
@@ -305,45 +296,35 @@ _EMPTY: dict[str, Any] = {}
 def parse_head(text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
     yaml_text = frontmatter_text(text)
     if yaml_text is not None:
-        fields = head_fields(yaml_text)
+        fields = head_entries(yaml_text)
         if fields is not None:
-            return _parsed_from_fields(fields, yaml_text, dir_name, rel_parts)
+            # What _parse_head_fully gives for a simple, valid frontmatter, from the line
+            # entries of its fields, which hold each value as a text field and as a list
+            declared, description, category, related, tags, _, _, hermes_category, hermes_related, hermes_tags = fields
+            if declared[2].__class__ is str:
+                name = declared[4]
+                check = None if name else _BLANK_NAME
+            else:
+                name, check = _odd_name(declared[2])
+            return _Parsed(
+                name or dir_name.strip(),
+                # <category>/<skill>/SKILL.md; a flat skill is "general" (upstream said "skills")
+                category[4] or hermes_category[4] or (rel_parts[-2] if len(rel_parts) >= 2 else "general"),
+                description[4],
+                (hermes_tags if hermes_tags[2] else tags)[5],
+                (related if related[2] else hermes_related)[5],
+                yaml_text, None, check,
+            )  # fmt: skip
     return _parse_head_fully(text, yaml_text, dir_name, rel_parts)
 
 
-def _parsed_from_fields(fields: tuple, yaml_text: str, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
-    """What :func:`_parse_head_fully` gives for a simple, valid frontmatter, from the
-    fields :func:`head_fields` read (whose flow lists are tuples)."""
-    declared, description, category, related, tags, _, _, hermes_category, hermes_related, hermes_tags = fields
-    check = None
-    if declared.__class__ is str:
-        name = declared.strip()
-        if not name:
-            check = _BLANK_NAME
-    else:
-        if declared.__class__ is tuple:
-            declared = list(declared)
-        name = _text(declared)
-        shown = None if declared is None else str(declared).strip() or None
-        if shown != name:
-            check = FrontmatterCheck(None, None, shown)
-    if category.__class__ is str and category:
-        category = category.strip() or _field_text(hermes_category)
-    else:
-        category = _field_text(category) or _field_text(hermes_category)
-    if not category:
-        # <category>/<skill>/SKILL.md; a flat skill is "general" (upstream said "skills")
-        category = rel_parts[-2] if len(rel_parts) >= 2 else "general"
-    return _Parsed(
-        name or dir_name.strip(), category,
-        description.strip() if description.__class__ is str else _field_text(description),
-        _string_list(hermes_tags or tags), _string_list(related or hermes_related), yaml_text, None, check,
-    )  # fmt: skip
-
-
-def _field_text(value: Any) -> str:
-    """:func:`_text` of a value from :func:`head_fields` (a flow list is a tuple there)."""
-    return "" if value.__class__ is tuple else _text(value)
+def _odd_name(declared: Any) -> tuple[str, FrontmatterCheck | None]:
+    """The name, and what health reports, for a ``name`` that is null or a flow list."""
+    if declared.__class__ is tuple:
+        declared = list(declared)
+    name = _text(declared)
+    shown = None if declared is None else str(declared).strip() or None
+    return name, FrontmatterCheck(None, None, shown) if shown != name else None
 
 
 def _parse_head_fully(text: str, yaml_text: str | None, dir_name: str, rel_parts: tuple[str, ...]) -> _Parsed:
@@ -674,6 +655,7 @@ class SkillIndex:
         now_ns = run.now_ns
         budget = MAX_WALK_DIRS  # bounds, so a root set too wide cannot crawl the disk
         too_deep = False
+        parsed = 0  # files read in line below (added to files_parsed at the end)
         try:
             while stack:
                 pause_point()  # (one folder is a short step: see hermes_memory.pausing)
@@ -686,45 +668,48 @@ class SkillIndex:
                     break
                 directory, rel, parent = stack.pop()
                 known_st = None  # the directory's stat, when the in-line read below took it
+                support = None  # its support folder as a listing's subdirs, when looked for
                 if parent is not None and directory not in dirs:
                     # A folder not seen before (a cold scan: nearly every folder). The
-                    # usual skill folder, one with no subfolders, is read here in line,
-                    # as the general path below would read it: one stat relative to the
-                    # open parent, then SKILL.md opened without a link. Anything else
-                    # (a read that fails, subfolders) takes the general path, given the
-                    # stat.
+                    # usual skill folder, one with no subfolders but perhaps a support
+                    # folder, is read here in line, as the general path below would read
+                    # it: one stat relative to the open parent (and one for the support
+                    # folder), then SKILL.md opened without a link. Anything else (a read
+                    # that fails, other subfolders) takes the general path, given the stat.
                     dir_name = rel[-1]
+                    fd = parent.fd
                     try:
-                        known_st = st = os.stat(dir_name, dir_fd=parent.fd)
+                        known_st = st = os.stat(dir_name, dir_fd=fd)
                     except OSError:
                         parent.release()
                         continue  # gone (as _listing finds it)
+                    links = st.st_nlink
+                    if links == 3:
+                        support = _support_folder(directory, (fd, dir_name))
+                    elif links == 2:
+                        support = ()
                     probe = directory + _SKILL_MD_SUFFIX
-                    if st.st_nlink == 2 and probe not in files:
+                    if support is not None and probe not in files:
                         try:
-                            text, file_st = read_head(
-                                probe, follow_links=False, at=(parent.fd, dir_name + _SKILL_MD_SUFFIX)
-                            )
+                            text, file_st = read_head(probe, follow_links=False, at=(fd, dir_name + _SKILL_MD_SUFFIX))
                         except (OSError, SkillReadError):
                             text = None
                         if text is not None:
                             parent.release()
-                            self.files_parsed += 1
+                            parsed += 1
                             entry = parse_head(text, dir_name, rel)
-                            entry.mtime_ns = file_mtime = file_st.st_mtime_ns
+                            entry.mtime_ns = mtime_ns = file_st.st_mtime_ns
                             entry.size = file_st.st_size
-                            if now_ns - file_mtime >= _RACY_NS:
+                            # (neither is in the cache, so neither is in its racy sets)
+                            if now_ns - mtime_ns >= _RACY_NS:
                                 entry.trusted = True
-                                racy_files.discard(probe)
                             else:
                                 racy_files.add(probe)
                             files[probe] = entry
                             mtime_ns = st.st_mtime_ns
                             trusted = now_ns - mtime_ns >= _RACY_NS
-                            dirs[directory] = _DirListing(mtime_ns, trusted, probe, (), ())
-                            if trusted:
-                                racy_dirs.discard(directory)
-                            else:
+                            dirs[directory] = _DirListing(mtime_ns, trusted, probe, support, ())
+                            if not trusted:
                                 racy_dirs.add(directory)
                             seen_dirs.add(directory)
                             seen_files.add(probe)
@@ -732,7 +717,9 @@ class SkillIndex:
                             continue
                 try:
                     at = None if parent is None else (parent.fd, rel[-1])
-                    listing = self._listing(directory, real_top, run, at, is_root=not rel, st=known_st)
+                    listing = self._listing(
+                        directory, real_top, run, at, is_root=not rel, st=known_st, support=support
+                    )
                     if listing is not None and listing.skill_md is _LEAF:
                         # No subdirectories, so SKILL.md is all there is to find: open it
                         # directly (no link, regular file) instead of listing the directory.
@@ -782,6 +769,7 @@ class SkillIndex:
                     # that the walk finds skills already sorted by path)
                     stack.extend([(path, parts, folder) for path, parts in reversed(below)])
         finally:
+            self.files_parsed += parsed
             for folder in opened:
                 folder.close()
         if too_deep:
@@ -799,9 +787,13 @@ class SkillIndex:
         *,
         is_root: bool,
         st: os.stat_result | None = None,
+        support: tuple[tuple[str, str, bool], ...] | None = None,
     ) -> _DirListing | None:
         """``at``: (the parent folder's fd, the directory's name), to stat relative to it;
-        ``st``: the directory's stat, if the caller just took it (then it is not cached)."""
+        ``st``: the directory's stat, if the caller just took it (then it is not cached),
+        and ``support`` what :func:`_support_folder` found in it then (the caller looks
+        when the stat shows one subdirectory)."""
+        looked = st is not None
         cached = self._dirs.get(directory)
         if cached is not None and cached.trusted and run.trust and not run.is_dirty_dir(directory):
             return cached
@@ -820,17 +812,10 @@ class SkillIndex:
             if links == 2:
                 return _DirListing(mtime_ns, trusted, _LEAF, (), ())
             if links == 3:  # one subdirectory: a skill's support folder needs no listing
-                for name in _SUPPORT_ORDER:
-                    path = directory + os.sep + name
-                    try:
-                        if at is None:
-                            mode = os.lstat(path).st_mode
-                        else:
-                            mode = os.stat(at[1] + os.sep + name, dir_fd=at[0], follow_symlinks=False).st_mode
-                        if stat.S_ISDIR(mode):
-                            return _DirListing(mtime_ns, trusted, _LEAF, ((name, path, False),), ())
-                    except OSError:
-                        continue
+                if not looked:
+                    support = _support_folder(directory, at)
+                if support is not None:
+                    return _DirListing(mtime_ns, trusted, _LEAF, support, ())
         return self._list(directory, real_top, mtime_ns, trusted, is_root=is_root)
 
     def _list(
@@ -976,6 +961,22 @@ class SkillIndex:
         )
         entry.skill = skill
         return skill
+
+
+def _support_folder(directory: str, at: tuple[int, str] | None) -> tuple[tuple[str, str, bool]] | None:
+    """A folder's one subdirectory as its listing's subdirs, if it is a support folder
+    (``references/`` and the like; not a link); None if none is."""
+    for name in _SUPPORT_ORDER:
+        try:
+            if at is None:
+                mode = os.lstat(directory + os.sep + name).st_mode
+            else:
+                mode = os.stat(at[1] + os.sep + name, dir_fd=at[0], follow_symlinks=False).st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
+            return ((name, directory + os.sep + name, False),)
+    return None
 
 
 def _is_racy(mtime_ns: int, now_ns: int) -> bool:

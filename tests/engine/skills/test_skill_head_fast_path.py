@@ -272,7 +272,14 @@ def test_the_one_match_reading_of_a_common_line_is_the_step_by_step_reading(inde
         return
     indent_width, parsed_key, parsed_value = frontmatter._line(line)
     kind = "=" if parsed_value is not None else ":"
-    assert fast == (indent_width, parsed_key, parsed_value, f"{indent_width}{kind}{parsed_key}")
+    shape = f"{indent_width}{kind}{parsed_key}"
+    assert fast[:4] == (indent_width, parsed_key, parsed_value, shape)
+    # and the value as a text field and as a list, as the index reads them
+    assert fast == frontmatter._entry(indent_width, parsed_key, parsed_value, shape)
+    if parsed_key in ("name", "description", "category"):
+        assert fast[4] == (parsed_value.strip() if isinstance(parsed_value, str) else "")
+    if parsed_key in ("tags", "related_skills"):
+        assert fast[5] == _string_list(list(parsed_value) if isinstance(parsed_value, tuple) else parsed_value)
 
 
 def test_typical_new_lines_take_the_one_match_reading():

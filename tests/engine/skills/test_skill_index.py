@@ -338,6 +338,50 @@ def test_a_skill_folder_with_one_support_folder_is_read_without_listing_it(hb, m
     }
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_support_folder_beside_a_special_or_linked_skill_md_is_looked_for_once(hb, tmp_path, monkeypatch):
+    """A skill folder with one support folder is read in line; when its SKILL.md is a
+    FIFO or a link, the general path takes over without looking for the support folder
+    again: the FIFO is not a skill (and never blocks), a link inside the root is read
+    through the listing, a link out of it is refused with a warning."""
+    skills = hb.home.skills_dir
+    fifo_dir = skills / "cat" / "fifo-skill"
+    (fifo_dir / "references").mkdir(parents=True)
+    os.mkfifo(fifo_dir / "SKILL.md")
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: outsider\n---\n", encoding="utf-8")
+    out_dir = skills / "cat" / "link-out"
+    (out_dir / "scripts").mkdir(parents=True)
+    os.symlink(outside, out_dir / "SKILL.md")
+    kept = skills / "cat" / "kept.md"
+    kept.write_text("---\nname: linked-inside\n---\n", encoding="utf-8")
+    in_dir = skills / "cat" / "link-in"
+    (in_dir / "references").mkdir(parents=True)
+    os.symlink(kept, in_dir / "SKILL.md")
+    (hb.skill("cat/plain") / "references").mkdir()
+    looked: list[str] = []
+    real_stat = os.stat
+
+    def counting_stat(path, *args, **kwargs):
+        # a look for a support folder: "<skill folder>/<support folder>", relative to
+        # the open folder above them (a walk into the folder itself stats its name alone)
+        parts = os.fspath(path).split(os.sep)
+        if len(parts) == 2 and parts[1] in ("references", "scripts", "templates", "assets"):
+            looked.append("/".join(parts))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting_stat)
+    scan = SkillIndex(hb.home).scan()
+    assert sorted(scan.by_name) == ["linked-inside", "plain"]
+    assert scan.warnings == [f"Skipped {out_dir / 'SKILL.md'}: it links outside {os.path.realpath(skills)}."]
+    # each folder's support folder looked for once ("references" first, then the rest in
+    # order until one is found)
+    assert sorted(looked) == sorted(
+        ["fifo-skill/references", "link-in/references", "plain/references", "link-out/references",
+         "link-out/assets", "link-out/scripts"]
+    )
+
+
 def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 

@@ -37,6 +37,7 @@ from ..fileio import LockTimeout, atomic_write_text, lock_path_for
 from ..history.recording import record_skill_changes
 from ..home import HermesHome
 from ..safe_load import RECORD_LIMITS, UnsafeDocument, read_bounded
+from . import usage_digest
 from .frontmatter import parse_frontmatter
 from .index import BUNDLED, HUB, Skill, SkillReadError, SkillScan, read_head
 from .locate import SkillLookup, lookup
@@ -322,7 +323,9 @@ def _update_with_recovery(home: HermesHome, mutate: Any, *, move_step: str | Non
         if move_step is not None or (recovery and recovery[0].found):
             clear_intent(home)
 
+    usage_digest.adopt(home)  # (a command after our own last write copies unchanged records)
     result = update_usage(home, apply, after_write=written)
+    usage_digest.keep(home)
     for move in recovery[0].finished if recovery else ():
         after_move(home, move)
     return result

@@ -333,18 +333,24 @@ def _list(directory: str, real_top: str) -> tuple[str | None, list[tuple[str, st
     return skill_md, subdirs
 
 
-def cache_path(home: HermesHome) -> Path | None:
-    """The names cache of ``home``, or None where the platform gives no cache folder."""
+def cache_folder() -> Path | None:
+    """This engine's folder in the user's cache folder, or None where there is none."""
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA", "").strip()
-        folder = Path(base) / "hermes-memory" / "cache" if base else None
-    else:
-        base = os.environ.get("XDG_CACHE_HOME", "").strip()
-        folder = Path(base) / "hermes-memory" if os.path.isabs(base) else Path.home() / ".cache" / "hermes-memory"
-    if folder is None:
-        return None
-    key = hashlib.sha256(os.fsencode(os.path.realpath(home.path))).hexdigest()[:32]
-    return folder / "skill-names" / f"{key}.json"
+        return Path(base) / "hermes-memory" / "cache" if base else None
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return Path(base) / "hermes-memory" if os.path.isabs(base) else Path.home() / ".cache" / "hermes-memory"
+
+
+def home_key(home: HermesHome) -> str:
+    """A file name for what is cached about ``home`` (by its real path)."""
+    return hashlib.sha256(os.fsencode(os.path.realpath(home.path))).hexdigest()[:32] + ".json"
+
+
+def cache_path(home: HermesHome) -> Path | None:
+    """The names cache of ``home``, or None where the platform gives no cache folder."""
+    folder = cache_folder()
+    return None if folder is None else folder / "skill-names" / home_key(home)
 
 
 def _rules() -> str:
@@ -363,22 +369,11 @@ def _rules() -> str:
 def _read_cache(path: Path) -> dict[str, list[Any]]:
     import orjson
 
+    raw = read_cache_file(path, MAX_CACHE_BYTES)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+        data = orjson.loads(raw) if raw is not None else None
+    except ValueError:
         return {}
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
-            return {}
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        data = orjson.loads(b"".join(chunks))
-    except (OSError, ValueError):
-        return {}
-    finally:
-        os.close(fd)
     if type(data) is not dict or data.get("v") != CACHE_VERSION or data.get("rules") != _rules():
         return {}
     files = data.get("files")
@@ -393,8 +388,15 @@ def _write_cache(path: Path, files: dict[str, list[Any]]) -> None:
     except TypeError:  # a path that is not UTF-8 (surrogate-escaped): leave those out
         files = {key: entry for key, entry in files.items() if _encodes(key)}
         data = orjson.dumps({"v": CACHE_VERSION, "rules": _rules(), "files": files})
+    write_cache_file(path, data)
+
+
+def write_cache_file(path: Path, data: bytes) -> None:
+    """Replace a file of the cache folder; never raises (a cache: a read-only or odd
+    folder means none), never through a link, and no fsync (a torn file only means it is
+    made again)."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with contextlib.suppress(OSError):  # a cache: a read-only or odd folder means none
+    with contextlib.suppress(OSError):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
@@ -403,9 +405,29 @@ def _write_cache(path: Path, files: dict[str, list[Any]]) -> None:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
-        os.replace(temp, path)  # no fsync: a torn file only means the names are read again
+        os.replace(temp, path)
     with contextlib.suppress(OSError):
         os.unlink(temp)
+
+
+def read_cache_file(path: Path, limit: int) -> bytes | None:
+    """A regular file of the cache folder of at most ``limit`` bytes, else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _encodes(text: str) -> bool:

@@ -354,3 +354,39 @@ def test_find_skill_keeps_its_answers_for_hostile_names(make_home):
         fast = find_skill(home, name)
         slow = find_skill(home, name, SkillIndex(home).scan())
         assert (fast[1], fast[2]) == (slow[1], slow[2]), name
+
+
+# --- the next command after our own write ---------------------------------------------
+def test_a_command_after_our_own_write_serialises_only_the_changed_record(hb, monkeypatch):
+    from hermes_memory.skills import usage
+
+    for number in range(30):
+        hb.skill(f"s{number:02d}")
+    hb.usage({f"s{number:02d}": {"use_count": number, "pinned": False} for number in range(30)})
+    home = hb.home
+    whole: list[int] = []
+    real = usage.serialise
+    monkeypatch.setattr(usage, "serialise", lambda data: whole.append(len(data)) or real(data))
+
+    def new_process():
+        monkeypatch.setattr(usage, "_WRITTEN", {})  # what a process remembers of its writes
+
+    new_process()
+    assert pin_node(home, "s03")["ok"]
+    assert max(whole) == 30  # the first write after another writer: the whole object
+    for action, name in ((unpin_node, "s03"), (pin_node, "s07"), (delete_node, "s11"), (restore_node, "s11")):
+        new_process()
+        whole.clear()
+        assert action(home, name)["ok"]
+        assert whole and max(whole) == 1, (action.__name__, whole)  # only the changed record
+        text = home.skills_usage_file.read_text()
+        assert text == real(json.loads(text))  # still exactly the agent's format
+    # another writer changed the file: its bytes no longer match, so the whole object again
+    data = json.loads(home.skills_usage_file.read_text())
+    data["s09"]["use_count"] = 99
+    home.skills_usage_file.write_text(real(data))
+    new_process()
+    whole.clear()
+    assert pin_node(home, "s10")["ok"]
+    assert max(whole) == 30
+    assert json.loads(home.skills_usage_file.read_text())["s09"]["use_count"] == 99

@@ -390,3 +390,17 @@ def test_a_command_after_our_own_write_serialises_only_the_changed_record(hb, mo
     assert pin_node(home, "s10")["ok"]
     assert max(whole) == 30
     assert json.loads(home.skills_usage_file.read_text())["s09"]["use_count"] == 99
+
+
+def test_a_profile_and_its_root_home_resolve_apart(tmp_path):
+    root = HermesHome.resolve(tmp_path / "root")
+    (root.path / "memories").mkdir(parents=True)
+    work = root.with_profile("work")
+    (work.path / "memories").mkdir(parents=True)
+    HomeBuilder(root).skill("general/helper")
+    HomeBuilder(work).skill("aa/other-folder", name="helper")
+    for _round in range(2):
+        assert locate.lookup(root).get("helper").directory == str(root.skills_dir / "general" / "helper")
+        assert locate.lookup(work).get("helper").directory == str(work.skills_dir / "aa" / "other-folder")
+    assert locate.cache_path(root) != locate.cache_path(work)
+    assert node_detail(work, "helper")["path"].startswith(str(work.skills_dir))

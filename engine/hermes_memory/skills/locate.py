@@ -339,7 +339,12 @@ def cache_folder() -> Path | None:
         base = os.environ.get("LOCALAPPDATA", "").strip()
         return Path(base) / "hermes-memory" / "cache" if base else None
     base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return Path(base) / "hermes-memory" if os.path.isabs(base) else Path.home() / ".cache" / "hermes-memory"
+    if os.path.isabs(base):
+        return Path(base) / "hermes-memory"
+    try:
+        return Path.home() / ".cache" / "hermes-memory"
+    except (RuntimeError, KeyError):  # no home folder to be found: no cache
+        return None
 
 
 def home_key(home: HermesHome) -> str:

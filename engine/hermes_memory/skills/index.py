@@ -1000,3 +1000,25 @@ def _inside(path: str, real_top: str) -> bool:
 def scan_skills(home: HermesHome) -> SkillScan:
     """A one-off scan with no cache kept."""
     return SkillIndex(home).scan()
+
+
+def read_one_skill(
+    home: HermesHome,
+    root: SkillRoot,
+    directory: str,
+    rel_parts: tuple[str, ...],
+    bundled: frozenset[str],
+    hub: HubLock,
+    *,
+    follow_links: bool = True,
+) -> Skill | str | None:
+    """The :class:`Skill` a scan makes of ``directory``'s SKILL.md (found under ``root``
+    at ``rel_parts``), for a caller that found the folder without a scan
+    (:mod:`.locate`); else the scan's warning for a file it cannot read, or None for one
+    that is gone. ``follow_links=False``: as the scan reads a folder without subfolders."""
+    index = SkillIndex(home)
+    skill_md = directory + _SKILL_MD_SUFFIX
+    entry = index._file(skill_md, rel_parts, _Pass(time.time_ns(), []), follow_links)
+    if entry.__class__ is not _FileEntry:
+        return entry
+    return index._skill(root, directory, rel_parts, entry, bundled, hub)

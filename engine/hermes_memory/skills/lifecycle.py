@@ -37,8 +37,10 @@ from ..fileio import LockTimeout, atomic_write_text, lock_path_for
 from ..history.recording import record_skill_changes
 from ..home import HermesHome
 from ..safe_load import RECORD_LIMITS, UnsafeDocument, read_bounded
+from . import usage_digest
 from .frontmatter import parse_frontmatter
 from .index import BUNDLED, HUB, Skill, SkillReadError, SkillScan, read_head
+from .locate import SkillLookup, lookup
 from .moves import (
     ARCHIVE,
     RESTORE,
@@ -61,7 +63,7 @@ from .roots import (
     prune_builtins_enabled,
     unsafe_name_reason,
 )
-from .shared_index import shared_index
+from .shared_index import held_index
 from .usage import (
     MOVE_INTENT_FILE,
     UsageError,
@@ -72,6 +74,9 @@ from .usage import (
     update_usage,
 )
 from .validation import name_error
+
+#: What answers a skill's name: a full scan, or the lookup that reads only what it must.
+AnyScan = SkillScan | SkillLookup
 
 # The timestamp suffixes archives carry in the wild (issue 83580): 14 digits (the
 # curator), 8-6 digits (an LLM pass using date +%Y%m%d-%H%M%S), and an ISO-like form.
@@ -114,11 +119,11 @@ def clear_skills_prompt_cache(home: HermesHome) -> bool:
 
 
 def find_skill(
-    home: HermesHome, name: str, scan: SkillScan | None = None
-) -> tuple[SkillScan | None, Skill | None, str | None]:
+    home: HermesHome, name: str, scan: AnyScan | None = None
+) -> tuple[AnyScan | None, Skill | None, str | None]:
     """``(scan, skill, None)`` or ``(scan, None, why)`` for a name from outside.
 
-    Without a ``scan`` the skill is looked up by :func:`locate_skill`, the full scan."""
+    Without a ``scan`` the skill is looked up by :func:`locate_skill`."""
     reason = unsafe_name_reason(name)
     if reason:
         return scan, None, reason
@@ -128,16 +133,17 @@ def find_skill(
     return scan, skill, None if skill else f"skill '{name}' not found"
 
 
-def locate_skill(home: HermesHome, name: str) -> SkillScan:
-    """The full scan, which holds skill ``name`` if the home has one. Only it can tell
-    which of two skills of one name wins (the first listed, wherever their folders are
-    and however they are named), or that a name is free; a look in the folders named
-    after the skill cannot see a folder named otherwise.
-    It goes through the home's shared index: where one is kept (the app's graph keeps
-    it) every file is checked with a ``stat`` and only the changed ones are read again;
-    a command on its own reads every SKILL.md once."""
-    del name  # (the same scan whatever the name)
-    return shared_index(home).scan()
+def locate_skill(home: HermesHome, name: str) -> AnyScan:
+    """What answers which skill is named ``name`` (``.get(name)``) exactly as the full scan
+    does: of two skills of one name the first listed wins, wherever their folders are and
+    however they are named, and a name is free only if no SKILL.md declares it. Where
+    this process keeps the home's shared index (the app's graph keeps it), a scan of it,
+    which checks every file with a ``stat`` and reads only the changed ones; else
+    :func:`.locate.lookup`, which walks the folders by the scan's rules and reads only
+    the SKILL.md files its names cache does not know, and the skill asked for."""
+    del name  # (the same answer whatever the name)
+    held = held_index(home)
+    return held.scan() if held is not None else lookup(home)
 
 
 def after_change(home: HermesHome, action: str, name: str) -> None:
@@ -192,7 +198,7 @@ def _batch_refusal(exc: _Refused | str, name: str) -> BatchOutcome:
 
 
 # --- pin ---------------------------------------------------------------------------------
-def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: SkillScan | None = None) -> SkillOutcome:
+def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: AnyScan | None = None) -> SkillOutcome:
     """Record a person's pin (archive and delete refused) or lift it.
 
     A name with no skill folder is pinned too, as upstream does (an archived skill, or
@@ -202,7 +208,7 @@ def set_pinned(home: HermesHome, name: str, pinned: bool, *, scan: SkillScan | N
     return set_pinned_many(home, [name], pinned, scan=scan).single()
 
 
-def _pin_refusal(home: HermesHome, name: str, pinned: bool, scan: SkillScan | None) -> tuple[SkillScan | None, Skill | None, str | None]:
+def _pin_refusal(home: HermesHome, name: str, pinned: bool, scan: AnyScan | None) -> tuple[AnyScan | None, Skill | None, str | None]:
     verb = "pin" if pinned else "unpin"
     scan, skill, error = find_skill(home, name, scan)
     not_found = f"skill '{name}' not found"
@@ -229,7 +235,7 @@ def _pin_refusal(home: HermesHome, name: str, pinned: bool, scan: SkillScan | No
 
 
 def set_pinned_many(
-    home: HermesHome, names: list[str], pinned: bool, *, scan: SkillScan | None = None
+    home: HermesHome, names: list[str], pinned: bool, *, scan: AnyScan | None = None
 ) -> BatchOutcome:
     """:func:`set_pinned` for every name, all or nothing, in one ``.usage.json`` write.
     Names already in that state are left alone (not in ``changed``)."""
@@ -317,7 +323,9 @@ def _update_with_recovery(home: HermesHome, mutate: Any, *, move_step: str | Non
         if move_step is not None or (recovery and recovery[0].found):
             clear_intent(home)
 
+    usage_digest.adopt(home)  # (a command after our own last write copies unchanged records)
     result = update_usage(home, apply, after_write=written)
+    usage_digest.keep(home)
     for move in recovery[0].finished if recovery else ():
         after_move(home, move)
     return result
@@ -367,11 +375,11 @@ def _archive_destination(archive_dir: Path, dir_name: str, taken: set[Path]) -> 
     return None if os.path.lexists(stamped) or stamped in taken else stamped
 
 
-def archive_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None) -> SkillOutcome:
+def archive_skill(home: HermesHome, name: str, *, scan: AnyScan | None = None) -> SkillOutcome:
     return archive_many(home, [name], scan=scan).single()
 
 
-def archive_many(home: HermesHome, names: list[str], *, scan: SkillScan | None = None) -> BatchOutcome:
+def archive_many(home: HermesHome, names: list[str], *, scan: AnyScan | None = None) -> BatchOutcome:
     """Archive every named skill, all or nothing: every check first, then one intent,
     the folder moves and one ``.usage.json`` write, under one lock."""
     skills: list[Skill] = []
@@ -660,7 +668,7 @@ def _restore_target(home: HermesHome, item: ArchivedSkill) -> Path:
     return root / _plain_dir_name(item.dir_name)
 
 
-def restore_skill(home: HermesHome, name: str, *, scan: SkillScan | None = None) -> SkillOutcome:
+def restore_skill(home: HermesHome, name: str, *, scan: AnyScan | None = None) -> SkillOutcome:
     return restore_many(home, [name], scan=scan).single()
 
 
@@ -672,7 +680,7 @@ class _Restore:
     dest: Path
 
 
-def _plan_restore(home: HermesHome, name: str, archived: list[ArchivedSkill], scan: SkillScan) -> _Restore | str:
+def _plan_restore(home: HermesHome, name: str, archived: list[ArchivedSkill], scan: AnyScan) -> _Restore | str:
     reason = unsafe_name_reason(name)
     if reason:
         return reason
@@ -700,7 +708,7 @@ def _plan_restore(home: HermesHome, name: str, archived: list[ArchivedSkill], sc
     return _Restore(item, others, source, dest)
 
 
-def restore_many(home: HermesHome, names: list[str], *, scan: SkillScan | None = None) -> BatchOutcome:
+def restore_many(home: HermesHome, names: list[str], *, scan: AnyScan | None = None) -> BatchOutcome:
     """Restore every named skill from the archive, all or nothing: every check first,
     then one intent, the folder moves and one ``.usage.json`` write, under one lock."""
     for name in names:
@@ -709,7 +717,7 @@ def restore_many(home: HermesHome, names: list[str], *, scan: SkillScan | None =
             return BatchOutcome(False, reason, name)
     archived = list_archived(home)
     if scan is None:
-        scan = shared_index(home).scan()  # is a name in use again, in any folder? (see locate_skill)
+        scan = locate_skill(home, names[0])  # is a name in use again, in any folder?
     plans: list[_Restore] = []
     planned: dict[str, str] = {}  # what each restored skill and destination came from
     for name in names:

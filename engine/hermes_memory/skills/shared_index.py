@@ -55,3 +55,14 @@ def shared_index(home: HermesHome) -> SharedIndex:
             index = SharedIndex(home)
             _indexes[home] = index
         return index
+
+
+def held_index(home: HermesHome) -> SharedIndex | None:
+    """The home's shared index when someone in this process keeps one that has scanned
+    (the app's graph), else None: nothing is made."""
+    with _lock:
+        index = _indexes.get(home)
+    if index is None:
+        return None
+    with index._newest_lock:
+        return index if index._newest is not None else None

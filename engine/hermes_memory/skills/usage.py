@@ -552,3 +552,15 @@ def mutate_record(
         return dict(record)
 
     return update_usage(home, apply, **kwargs)
+
+
+def written_digest(path: str | os.PathLike[str]) -> bytes | None:
+    """The digest of the text this process last wrote at ``path`` (see ``_WRITTEN``)."""
+    return _WRITTEN.get(str(path))
+
+
+def adopt_written_digest(path: str | os.PathLike[str], digest: bytes) -> None:
+    """Take ``digest`` as that of a text this engine wrote at ``path`` (kept by a caller
+    from an earlier process): while the file's bytes still hash to it, the next
+    :func:`update_usage` copies its unchanged records instead of serialising them."""
+    _WRITTEN.setdefault(str(path), digest)

@@ -749,18 +749,9 @@ class SkillIndex:
                 if skill_md is not None:
                     seen_files.add(skill_md)
                     found.append((rel, directory, skill_md, self._file(skill_md, rel, run)))
-                below = []
-                for name, path, is_link in listing.subdirs:
-                    if skill_md is not None and name in SUPPORT_DIRS:
-                        continue
-                    if path in others:  # another root nested in this one scans itself
-                        continue
-                    if is_link and not _link_is_new(path, directory, followed_links):
-                        continue
-                    if len(rel) >= MAX_WALK_DEPTH:
-                        too_deep = True
-                        continue
-                    below.append((path, (*rel, name)))
+                below, deeper = folders_below(listing.subdirs, skill_md is not None, directory, rel,
+                                              others, followed_links)  # fmt: skip
+                too_deep = too_deep or deeper
                 if below:
                     folder = _OpenFolder.of(directory, len(below))
                     if folder is not None:
@@ -821,33 +812,13 @@ class SkillIndex:
     def _list(
         self, directory: str, real_top: str, mtime_ns: int, trusted: bool, *, is_root: bool
     ) -> _DirListing | None:
-        skill_md = None
-        subdirs = []
-        notes = []
         try:
-            with os.scandir(directory) as entries:
-                for entry in entries:
-                    name = entry.name
-                    try:
-                        if name == "SKILL.md":
-                            if entry.is_file() and (
-                                not entry.is_symlink() or _inside(entry.path, real_top)
-                            ):
-                                skill_md = entry.path
-                            elif entry.is_symlink():
-                                notes.append(f"Skipped {entry.path}: it links outside {real_top}.")
-                        elif name not in EXCLUDED_DIRS and entry.is_dir():
-                            if entry.is_symlink() and not _inside(entry.path, real_top):
-                                notes.append(f"Skipped {entry.path}: it links outside {real_top}.")
-                                continue
-                            subdirs.append((name, entry.path, entry.is_symlink()))
-                    except OSError:
-                        continue
+            skill_md, subdirs, notes = list_folder(directory, real_top)
         except OSError as exc:
             if is_root:
                 return None
-            notes.append(f"Could not list {directory}: {exc.strerror}; its skills are skipped.")
-        subdirs.sort()  # by name (see _walk)
+            skill_md, subdirs = None, []
+            notes = [f"Could not list {directory}: {exc.strerror}; its skills are skipped."]
         listing = _DirListing(mtime_ns, trusted, skill_md, subdirs, notes)
         self._store_dir(directory, listing)
         return listing
@@ -981,6 +952,57 @@ def _support_folder(directory: str, at: tuple[int, str] | None) -> tuple[tuple[s
 
 def _is_racy(mtime_ns: int, now_ns: int) -> bool:
     return now_ns - mtime_ns < _RACY_NS
+
+
+def list_folder(directory: str, real_top: str) -> tuple[str | None, list[tuple[str, str, bool]], list[str]]:
+    """``(SKILL.md path or None, subfolders as (name, path, is_link) sorted by name,
+    notes)`` of one folder: links out of ``real_top`` are skipped with a note, excluded
+    folders left out. OSError when the folder cannot be listed."""
+    skill_md = None
+    subdirs = []
+    notes = []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            name = entry.name
+            try:
+                if name == "SKILL.md":
+                    if entry.is_file() and (not entry.is_symlink() or _inside(entry.path, real_top)):
+                        skill_md = entry.path
+                    elif entry.is_symlink():
+                        notes.append(f"Skipped {entry.path}: it links outside {real_top}.")
+                elif name not in EXCLUDED_DIRS and entry.is_dir():
+                    if entry.is_symlink() and not _inside(entry.path, real_top):
+                        notes.append(f"Skipped {entry.path}: it links outside {real_top}.")
+                        continue
+                    subdirs.append((name, entry.path, entry.is_symlink()))
+            except OSError:
+                continue
+    subdirs.sort()  # by name (see _walk)
+    return skill_md, subdirs, notes
+
+
+def folders_below(
+    subdirs: list[tuple[str, str, bool]], has_skill: bool, directory: str, rel: tuple[str, ...],
+    others: set[str], followed_links: set[str],
+) -> tuple[list[tuple[str, tuple[str, ...]]], bool]:
+    """The subfolders of ``directory`` (``(name, path, is_link)``, sorted) that the walk
+    goes into, as ``(path, rel)``, and whether some were left out for being too deep:
+    not a support folder of a skill, not another root nested in this one (it scans
+    itself), a link only the first time and never into its own ancestors."""
+    below = []
+    too_deep = False
+    for name, path, is_link in subdirs:
+        if has_skill and name in SUPPORT_DIRS:
+            continue
+        if path in others:
+            continue
+        if is_link and not _link_is_new(path, directory, followed_links):
+            continue
+        if len(rel) >= MAX_WALK_DEPTH:
+            too_deep = True
+            continue
+        below.append((path, (*rel, name)))
+    return below, too_deep
 
 
 def _link_is_new(link: str, parent: str, followed: set[str]) -> bool:

@@ -39,10 +39,8 @@ from ..fileio import settled
 from ..home import HermesHome
 from . import frontmatter as _frontmatter_module
 from . import index as _index_module
-from .index import Skill, SkillIndex, _inside, _link_is_new, read_one_skill
+from .index import Skill, SkillIndex, folders_below, list_folder, read_one_skill
 from .roots import (
-    EXCLUDED_DIRS,
-    MAX_WALK_DEPTH,
     MAX_WALK_DIRS,
     SUPPORT_DIRS,
     SkillRoot,
@@ -240,17 +238,7 @@ def _walk(root: SkillRoot, root_paths: set[str]) -> Iterator[_Found]:
                     info = None
                 if info is not None:
                     yield _Found(root, rel, directory, True, _version(True, info))
-            below = []
-            for name, path, is_link in subdirs:
-                if skill_md is not None and name in SUPPORT_DIRS:
-                    continue
-                if path in others:  # another root nested in this one scans itself
-                    continue
-                if is_link and not _link_is_new(path, directory, followed_links):
-                    continue
-                if len(rel) >= MAX_WALK_DEPTH:
-                    continue
-                below.append((path, (*rel, name)))
+            below, _too_deep = folders_below(subdirs, skill_md is not None, directory, rel, others, followed_links)
             if below:
                 try:
                     folder: _Parent | None = _Parent(directory, len(below))
@@ -311,25 +299,10 @@ def _version(follow: bool, info: os.stat_result) -> list[Any]:
 
 def _list(directory: str, real_top: str) -> tuple[str | None, list[tuple[str, str, bool]]] | None:
     """``(SKILL.md path or None, sorted subfolders)`` as the scan lists a folder."""
-    skill_md = None
-    subdirs = []
     try:
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                name = entry.name
-                try:
-                    if name == "SKILL.md":
-                        if entry.is_file() and (not entry.is_symlink() or _inside(entry.path, real_top)):
-                            skill_md = entry.path
-                    elif name not in EXCLUDED_DIRS and entry.is_dir():
-                        if entry.is_symlink() and not _inside(entry.path, real_top):
-                            continue
-                        subdirs.append((name, entry.path, entry.is_symlink()))
-                except OSError:
-                    continue
+        skill_md, subdirs, _notes = list_folder(directory, real_top)
     except OSError:
         return None
-    subdirs.sort()
     return skill_md, subdirs
 
 

@@ -7,10 +7,8 @@ and compares the results, messages and what is on disk."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -32,30 +30,6 @@ from hermes_memory.skills.index import SkillIndex
 from hermes_memory.skills.lifecycle import find_skill, locate_skill
 from hermes_memory.skills.roots import MAX_WALK_DEPTH
 from hermes_memory.skills.shared_index import shared_index
-
-_OPENED: list[list[str]] = []
-
-
-def _audit(event: str, args: tuple) -> None:
-    if event == "open" and _OPENED and isinstance(args[0], str | bytes):
-        path = os.fsdecode(args[0])
-        if path.endswith("SKILL.md"):
-            for opened in _OPENED:
-                opened.append(path)
-
-
-sys.addaudithook(_audit)  # (stays for the process; records only inside opened())
-
-
-@contextlib.contextmanager
-def opened():
-    """Every SKILL.md the code inside opens, by any route."""
-    paths: list[str] = []
-    _OPENED.append(paths)
-    try:
-        yield paths
-    finally:
-        _OPENED.remove(paths)
 
 
 @pytest.fixture(autouse=True)
@@ -193,7 +167,7 @@ def test_the_walk_names_every_skill_in_the_scan_order(make_home):
     assert in_order == [skill.directory for skill in full.skills]
 
 
-def test_a_warm_lookup_reads_only_the_skill_asked_for(make_home):
+def test_a_warm_lookup_reads_only_the_skill_asked_for(make_home, opened):
     home = make_home("h")
     locate.lookup(home).winner("absent")  # fills the names cache
     for name in ("real-name", "twin", "ext-only", "shared", "linked-md"):
@@ -330,7 +304,7 @@ def test_each_action_does_what_it_did_with_the_full_scan(make_home, monkeypatch,
         assert on_disk(fast) == on_disk(slow), (label, name)
 
 
-def test_archive_and_restore_of_a_renamed_skill_read_only_its_files(make_home):
+def test_archive_and_restore_of_a_renamed_skill_read_only_its_files(make_home, opened):
     home = make_home("h")
     locate.lookup(home).winner("absent")
     skill_md = str(home.skills_dir / "odd-folder" / "SKILL.md")

@@ -4,10 +4,8 @@ home's index is kept (the app's graph) reads only that skill's SKILL.md again.""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
-import sys
 import time
 
 import pytest
@@ -16,30 +14,6 @@ from hermes_memory.learning.mutations import delete_node, restore_node
 from hermes_memory.skills.index import SkillIndex
 from hermes_memory.skills.lifecycle import find_skill, list_archived, locate_skill, restore_skill
 from hermes_memory.skills.shared_index import shared_index
-
-_OPENED: list[list[str]] = []  # the recorders listening now
-
-
-def _audit(event: str, args: tuple) -> None:
-    if event == "open" and _OPENED and isinstance(args[0], str | bytes):
-        path = os.fsdecode(args[0])
-        if path.endswith("SKILL.md"):
-            for opened in _OPENED:
-                opened.append(path)
-
-
-sys.addaudithook(_audit)  # (a hook stays for the process; it records only inside opened())
-
-
-@contextlib.contextmanager
-def opened():
-    """Every SKILL.md the code inside opens, by any route (the interpreter's audit hook)."""
-    paths: list[str] = []
-    _OPENED.append(paths)
-    try:
-        yield paths
-    finally:
-        _OPENED.remove(paths)
 
 
 @pytest.fixture
@@ -73,7 +47,7 @@ def skills_read(home, paths: list[str]) -> set[str]:
     return folders
 
 
-def test_archiving_and_restoring_one_skill_opens_only_its_skill_md(big):
+def test_archiving_and_restoring_one_skill_opens_only_its_skill_md(big, opened):
     """With the home's index kept, as the app's graph keeps it."""
     home = big.home
     settled(home)

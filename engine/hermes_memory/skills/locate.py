@@ -14,7 +14,7 @@ skill asked for: read afresh when asked, and if its name no longer matches, the 
 scan answers instead. The walk costs a ``stat`` of each skill folder and of its SKILL.md.
 
 The cache is derived data in the user's cache folder (``$XDG_CACHE_HOME/hermes-memory``,
-else ``~/.cache/hermes-memory``; ``%LOCALAPPDATA%`` on Windows), one file per home,
+else ``~/.cache/hermes-memory``, as ``platformdirs`` gives it on each platform), one file per home,
 never inside the Hermes home: a command that changes nothing leaves the home as it was.
 Missing, unreadable or damaged, it only means the files are read. A file changed within
 :data:`~..fileio.RACY_NS` of the walk is not cached (two writes in one timestamp tick).
@@ -26,7 +26,6 @@ import contextlib
 import hashlib
 import os
 import stat
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -308,14 +307,10 @@ def _list(directory: str, real_top: str) -> tuple[str | None, list[tuple[str, st
 
 def cache_folder() -> Path | None:
     """This engine's folder in the user's cache folder, or None where there is none."""
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA", "").strip()
-        return Path(base) / "hermes-memory" / "cache" if base else None
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    if os.path.isabs(base):
-        return Path(base) / "hermes-memory"
+    import platformdirs
+
     try:
-        return Path.home() / ".cache" / "hermes-memory"
+        return Path(platformdirs.user_cache_dir("hermes-memory", appauthor=False))
     except (RuntimeError, KeyError):  # no home folder to be found: no cache
         return None
 

@@ -62,7 +62,4 @@ def held_index(home: HermesHome) -> SharedIndex | None:
     (the app's graph), else None: nothing is made."""
     with _lock:
         index = _indexes.get(home)
-    if index is None:
-        return None
-    with index._newest_lock:
-        return index if index._newest is not None else None
+    return index if index is not None and index.scanned_after(0) is not None else None
